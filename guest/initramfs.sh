@@ -1,0 +1,58 @@
+#!/bin/bash
+# Build the guest initramfs: busybox, rt-app, trace-cmd, their shared libraries, the
+# project's guest helpers and guest/init. Output: build/initramfs.cpio.gz (rebuilt
+# only when one of its inputs changed).
+set -euo pipefail
+# shellcheck source=guest/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+OUT=$BUILD/initramfs.cpio.gz
+ROOT=$BUILD/initramfs
+BINS=(/bin/busybox /usr/bin/rt-app /usr/bin/trace-cmd)
+HELPERS=()
+for h in "$BUILD"/guest-bin/*; do [ -x "$h" ] && HELPERS+=("$h"); done
+
+for b in "${BINS[@]}"; do
+	[ -x "$b" ] || die "$b not found (run 'make deps')"
+done
+[ "$(file -b "${BINS[0]}" | grep -c 'statically linked')" = 1 ] ||
+	die "/bin/busybox is not static (install busybox-static: 'make deps')"
+
+stamp=$(sha_of_files "$TOP/guest/init" "$0" "${BINS[@]}" "${HELPERS[@]}")
+if [ -f "$OUT" ] && [ "$(cat "$OUT.stamp" 2>/dev/null)" = "$stamp" ]; then
+	exit 0
+fi
+
+info "building $OUT"
+rm -rf "$ROOT"
+mkdir -p "$ROOT"/{bin,sbin,usr/bin,dev,proc,sys,tmp,host,etc,root}
+
+# Copy a file with its directory, following links (libraries are often links).
+copy_in() {
+	mkdir -p "$ROOT$(dirname "$1")"
+	cp -L "$1" "$ROOT$1"
+}
+
+# Shared libraries of the dynamic binaries. libgcc_s is not in ldd's list: glibc
+# dlopens it on pthread cancellation, which rt-app uses at the end of a run.
+libs() {
+	ldd "$@" 2>/dev/null | awk '/=>/ { print $3 } /^[[:space:]]*\/lib/ { print $1 }' | sort -u
+	ldconfig -p | awk '/libgcc_s\.so\.1 .*x86-64/ { print $NF; exit }'
+}
+
+cp /bin/busybox "$ROOT/bin/busybox"
+for b in "${BINS[@]:1}" "${HELPERS[@]}"; do
+	cp "$b" "$ROOT/usr/bin/"
+done
+while read -r lib; do
+	[ -n "$lib" ] && copy_in "$lib"
+done < <(libs "${BINS[@]:1}" "${HELPERS[@]}")
+# Also the lib64 path the program interpreter is linked with.
+copy_in /lib64/ld-linux-x86-64.so.2
+install -m 0755 "$TOP/guest/init" "$ROOT/init"
+echo "root:x:0:0:root:/root:/bin/sh" >"$ROOT/etc/passwd"
+
+(cd "$ROOT" && find . -print0 | sort -z | cpio --null -o -H newc --quiet) | gzip -6 >"$OUT.new"
+mv "$OUT.new" "$OUT"
+echo "$stamp" >"$OUT.stamp"
+info "initramfs ready: $OUT ($(du -h "$OUT" | cut -f1))"

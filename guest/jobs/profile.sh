@@ -1,0 +1,90 @@
+#!/bin/sh
+# Guest job: replay an rt-app profile while tracing into the ring buffer, then leave
+# the trace, the rt-app logs and snapshots of the scheduler state in the share.
+# $1 is the job directory (/host/guest); results go to its parent, the run folder.
+# Runs under busybox sh.
+job=$1
+out=$job/..
+T=/sys/kernel/tracing
+BUFFER_KB=${BUFFER_KB:-32768}
+
+# shellcheck source=/dev/null
+[ -f "$job/env" ] && . "$job/env"
+
+# Scheduler events, plus every project event system the kernel has (eas_*), plus
+# idle/frequency events when present. Missing ones are skipped, not errors.
+events="sched:sched_switch sched:sched_waking sched:sched_wakeup sched:sched_wakeup_new
+	sched:sched_migrate_task sched:sched_process_fork sched:sched_process_exit
+	power:cpu_idle power:cpu_frequency"
+ev_args=""
+for e in $events; do
+	[ -d "$T/events/${e%%:*}/${e#*:}" ] && ev_args="$ev_args -e $e"
+done
+for sys in "$T"/events/eas*; do
+	[ -d "$sys" ] && ev_args="$ev_args -e ${sys##*/}"
+done
+# rt-app's trace_marker lines are recorded whatever events are enabled.
+
+# Per-run setup the host asked for (sched_features, sysctls, cpufreq status...).
+# shellcheck source=/dev/null
+[ -f "$job/setup.sh" ] && . "$job/setup.sh"
+
+# Recording into the ring buffer keeps no recorder threads waking idle CPUs.
+# shellcheck disable=SC2086
+trace-cmd start -C mono -b "$BUFFER_KB" $ev_args > "$out/trace-cmd-start.log" 2>&1 ||
+	echo "trace-cmd start failed" >&2
+
+busy() { awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 }' /proc/stat; }
+# CPU time of this shell's finished children, in ticks. `times` must run in this
+# shell, not in a $(...) subshell, which has no children of its own.
+children() { times > /tmp/times; awk 'NR == 2 { gsub(/[ms]/, " "); printf "%d\n", ($1 * 60 + $2 + $3 * 60 + $4) * 100 }' /tmp/times; }
+
+mkdir -p /tmp/rt-app-logs
+busy0=$(busy)
+children > /tmp/ch0
+rt-app "$job/rt-app.json" > "$out/rt-app.stdout" 2>&1
+rtapp_rc=$?
+children > /tmp/ch1
+busy1=$(busy)
+trace-cmd stop
+
+# Events lost to a full ring buffer, summed over CPUs.
+lost=0
+for s in "$T"/per_cpu/cpu*/stats; do
+	n=$(awk '/^overrun:/ { print $2 }' "$s")
+	lost=$((lost + ${n:-0}))
+done
+
+# Uncompressed: the host's trace-cmd 3.1.6 cannot read the guest's default
+# (zstd-compressed) files ("error reading header").
+trace-cmd extract --compression none -o /tmp/trace.dat > "$out/trace-cmd-extract.log" 2>&1
+cp /tmp/trace.dat "$out/trace.dat"
+mkdir -p "$out/rt-app"
+cp /tmp/rt-app-logs/* "$out/rt-app/" 2>/dev/null
+
+dmesg > "$out/dmesg.txt"
+if [ -r /proc/sched_debug ]; then
+	cat /proc/sched_debug > "$out/sched_debug.txt"
+else
+	cat /sys/kernel/debug/sched/debug > "$out/sched_debug.txt" 2>/dev/null
+fi
+# debugfs files report size 0, so copy them by reading, not with cp -r.
+if [ -d /sys/kernel/debug/energy_model ]; then
+	(cd /sys/kernel/debug && find energy_model -type f) | while read -r f; do
+		mkdir -p "$out/$(dirname "$f")"
+		cat "/sys/kernel/debug/$f" > "$out/$f" 2>/dev/null
+	done
+fi
+cat /proc/sys/kernel/sched_energy_aware > "$out/sched_energy_aware.txt" 2>/dev/null
+
+# USER_HZ ticks: CPU time of the whole system and of rt-app during the replay.
+cat > "$out/guest-stats.txt" <<STATS
+rtapp_status=$rtapp_rc
+lost_events=$lost
+busy_ticks=$((busy1 - busy0))
+rtapp_ticks=$(($(cat /tmp/ch1) - $(cat /tmp/ch0)))
+user_hz=100
+kernel=$(uname -r)
+cpus_online=$(cat /sys/devices/system/cpu/online)
+STATS
+[ "$rtapp_rc" = 0 ]

@@ -1,0 +1,143 @@
+#!/bin/bash
+# Build a guest kernel from Debian's linux-source-6.12 with the project's series.
+#
+#   guest/kernel.sh KERNEL [KCONFIG]
+#
+# KERNEL is base (the series up to "# base-end") or patched (the whole series);
+# KCONFIG is default or debug. The tarball is extracted once into build/linux and put
+# under git; each kernel has its own worktree (build/src/KERNEL) and object directory
+# (build/obj/ID), so switching kernels or editing one patch rebuilds only what changed.
+# The bzImage lands in build/kernels/ID/ with a description of what it was built from.
+set -euo pipefail
+# shellcheck source=guest/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+kernel=${1:?usage: kernel.sh base|patched [default|debug]}
+kconfig=${2:-default}
+check_kernel_name "$kernel"
+check_kconfig_name "$kconfig"
+id=$(kernel_id "$kernel" "$kconfig")
+
+TARBALL=${TARBALL:-/usr/src/linux-source-6.12.tar.xz}
+REPO=$BUILD/linux
+SRC=$BUILD/src/$kernel
+OBJ=$BUILD/obj/$id
+OUT=$BUILD/kernels/$id
+
+export GIT_AUTHOR_NAME=build GIT_AUTHOR_EMAIL=build@localhost
+export GIT_COMMITTER_NAME=build GIT_COMMITTER_EMAIL=build@localhost
+
+debian_version() {
+	dpkg-query -W -f='${Version}' linux-source-6.12 2>/dev/null || echo unknown
+}
+
+# Extract the tarball once and commit it as the "pristine" tag.
+prepare_repo() {
+	[ -f "$TARBALL" ] || die "$TARBALL not found (run 'make deps' to install linux-source-6.12)"
+	git -C "$REPO" rev-parse -q --verify pristine >/dev/null 2>&1 && return
+	info "extracting $TARBALL into $REPO"
+	rm -rf "$REPO" "$BUILD/src"
+	mkdir -p "$REPO"
+	tar -xJf "$TARBALL" -C "$REPO" --strip-components=1
+	git -C "$REPO" init -q
+	# The tree's own .gitignore ignores everything: force-add.
+	git -C "$REPO" add -f .
+	git -C "$REPO" commit -q -m "Debian linux-source-6.12 $(debian_version)"
+	git -C "$REPO" tag pristine
+}
+
+# Apply the whole series on top of pristine (in the main worktree, which is never
+# built) and tag the result; base is the same chain cut at "# base-end".
+apply_series() {
+	local stamp n_all n_base p
+	mapfile -t all < <(series_patches patched)
+	mapfile -t base < <(series_patches base)
+	stamp=$(cd "$TOP/patches" && sha_of_files series "${all[@]}")
+	if [ "$(cat "$REPO/.series-stamp" 2>/dev/null)" = "$stamp" ] &&
+		git -C "$REPO" rev-parse -q --verify series-patched >/dev/null; then
+		return
+	fi
+	info "applying ${#all[@]} patch(es) with git am"
+	git -C "$REPO" am --abort >/dev/null 2>&1 || true
+	git -C "$REPO" checkout -q --detach pristine
+	for p in "${all[@]}"; do
+		[ -f "$TOP/patches/$p" ] || die "patches/series lists $p, which does not exist"
+		if ! git -C "$REPO" am -q --committer-date-is-author-date "$TOP/patches/$p" >"$BUILD/git-am.log" 2>&1; then
+			git -C "$REPO" am --abort >/dev/null 2>&1 || true
+			git -C "$REPO" checkout -q --detach pristine
+			die "patch $p does not apply to linux-source-6.12 $(debian_version) (see $BUILD/git-am.log)"
+		fi
+	done
+	n_all=${#all[@]}
+	n_base=${#base[@]}
+	git -C "$REPO" tag -f series-patched HEAD >/dev/null
+	git -C "$REPO" tag -f series-base "HEAD~$((n_all - n_base))" >/dev/null
+	echo "$stamp" >"$REPO/.series-stamp"
+}
+
+# Move this kernel's worktree to its commit; git rewrites only the files that differ.
+checkout_kernel() {
+	if [ ! -e "$SRC/.git" ]; then
+		mkdir -p "$BUILD/src"
+		git -C "$REPO" worktree prune
+		git -C "$REPO" worktree add -q --detach "$SRC" "series-$kernel"
+	else
+		git -C "$SRC" checkout -q --detach "series-$kernel"
+	fi
+}
+
+# tinyconfig + the project's fragments; fail if a requested option did not stick.
+configure() {
+	local frags=("$TOP/guest/config/guest.config") stamp sym want got
+	[ "$kconfig" = debug ] && frags+=("$TOP/guest/config/debug.config")
+	stamp="$(git -C "$SRC" rev-parse HEAD) $(sha_of_files "${frags[@]}")"
+	[ -f "$OBJ/.config" ] && [ "$(cat "$OBJ/.config-stamp" 2>/dev/null)" = "$stamp" ] && return
+	info "configuring $id"
+	mkdir -p "$OBJ"
+	make -s -C "$SRC" O="$OBJ" tinyconfig >/dev/null
+	(cd "$SRC" && scripts/kconfig/merge_config.sh -m -O "$OBJ" "$OBJ/.config" "${frags[@]}" >/dev/null)
+	make -s -C "$SRC" O="$OBJ" olddefconfig >/dev/null
+	# An option the tree knows but that olddefconfig dropped means a missing dependency.
+	while IFS='=' read -r sym want; do
+		got=$(grep -E "^$sym=|^# $sym is not set" "$OBJ/.config" | head -1 || true)
+		case "$got" in
+		"$sym=$want") continue ;;
+		"# $sym is not set") [ "$want" = n ] && continue ;;
+		"") [ "$want" = n ] && continue ;;
+		esac
+		if git -C "$SRC" grep -qE "^(menu)?config ${sym#CONFIG_}\$" -- '*Kconfig*'; then
+			die "$id: $sym=$want requested by the config fragment, got '${got:-unset}'"
+		fi
+	done < <(sed -E -n 's/^(CONFIG_[A-Za-z0-9_]+)=(.*)$/\1=\2/p; s/^# (CONFIG_[A-Za-z0-9_]+) is not set$/\1=n/p' "${frags[@]}")
+	echo "$stamp" >"$OBJ/.config-stamp"
+}
+
+build() {
+	local cc=gcc
+	command -v ccache >/dev/null && cc="ccache gcc"
+	export CCACHE_DIR=${CCACHE_DIR:-$HOME/.cache/ccache-eas}
+	export CCACHE_BASEDIR=$BUILD
+	info "building $id (log: $OBJ/build.log)"
+	if ! make -C "$SRC" O="$OBJ" -j"$(nproc)" CC="$cc" bzImage >"$OBJ/build.log" 2>&1; then
+		grep -E 'error|Error' "$OBJ/build.log" | head -20 >&2
+		die "$id: kernel build failed (see $OBJ/build.log)"
+	fi
+	mkdir -p "$OUT"
+	cp "$OBJ/arch/x86/boot/bzImage" "$OUT/bzImage.new"
+	mv "$OUT/bzImage.new" "$OUT/bzImage"
+	series_patches "$kernel" | /usr/bin/python3 -c '
+import json, sys
+keys = ("kernel", "kconfig", "release", "debian_version", "commit", "series_hash")
+info = dict(zip(keys, sys.argv[1:]))
+info["patches"] = sys.stdin.read().split()
+json.dump(info, open(sys.argv[-1], "w"), indent=1)' "$kernel" "$kconfig" \
+		"$(cat "$OBJ/include/config/kernel.release")" "$(debian_version)" \
+		"$(git -C "$SRC" rev-parse HEAD)" "$(cat "$REPO/.series-stamp")" "$OUT/info.json"
+	info "$id ready: $OUT/bzImage"
+}
+
+prepare_repo
+apply_series
+checkout_kernel
+configure
+build

@@ -1,0 +1,54 @@
+# shellcheck shell=bash
+# Helpers shared by the host-side scripts in guest/. Source it; do not run it.
+
+# Project root and build directory, whatever the caller's working directory.
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+BUILD=${BUILD:-$TOP/build}
+export TOP BUILD
+
+# die MSG: one clear line on stderr, non-zero exit.
+die() {
+	printf '%s: error: %s\n' "${0##*/}" "$*" >&2
+	exit 1
+}
+
+info() {
+	printf '%s: %s\n' "${0##*/}" "$*" >&2
+}
+
+# The kernels `make run` knows; KERNEL= must be one of them.
+KERNELS="base patched"
+
+check_kernel_name() {
+	case " $KERNELS " in
+	*" $1 "*) ;;
+	*) die "unknown KERNEL '$1' (expected one of: $KERNELS)" ;;
+	esac
+}
+
+# The config variants; KCONFIG=debug adds lockdep and friends.
+check_kconfig_name() {
+	case "$1" in
+	default | debug) ;;
+	*) die "unknown KCONFIG '$1' (expected default or debug)" ;;
+	esac
+}
+
+# Name under build/kernels/ for a kernel and a config variant.
+kernel_id() {
+	if [ "$2" = default ]; then echo "$1"; else echo "$1-$2"; fi
+}
+
+# Patches of the series, one per line, in order; $1 = base|patched.
+# The series file lists patches in order; the line "# base-end" marks the end of the
+# prefix that makes the base kernel.
+series_patches() {
+	awk -v want="$1" '
+		/^#[[:space:]]*base-end/ { if (want == "base") exit; next }
+		/^[[:space:]]*(#|$)/ { next }
+		{ print $1 }' "$TOP/patches/series"
+}
+
+sha_of_files() {
+	cat "$@" 2>/dev/null | sha256sum | cut -c1-16
+}

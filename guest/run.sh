@@ -1,0 +1,76 @@
+#!/bin/bash
+# Replay an rt-app profile in a QEMU guest and collect a run folder.
+#
+#   run.sh [--check-only] PROFILE [KERNEL [KCONFIG]]
+#
+# KERNEL: base|patched (default patched); KCONFIG: default|debug.
+# Environment: CPUS, CMDLINE, TIMEOUT, MEM, ACCEL (see qemu-run.sh); SETUP, a shell
+# snippet sourced in the guest before the replay (sched_features, sysctls...);
+# JOB, a guest job script instead of guest/jobs/profile.sh; RUNS, where run folders go
+# (build/runs). Prints the run folder on stdout. Everything is checked before booting.
+set -euo pipefail
+# shellcheck source=guest/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+check_only=0
+if [ "${1:-}" = --check-only ]; then check_only=1; shift; fi
+profile=${1:?usage: run.sh [--check-only] PROFILE [KERNEL [KCONFIG]]}
+kernel=${2:-patched}
+kconfig=${3:-default}
+JOB=${JOB:-$TOP/guest/jobs/profile.sh}
+RUNS=${RUNS:-$BUILD/runs}
+PY=/usr/bin/python3
+
+check_kernel_name "$kernel"
+check_kconfig_name "$kconfig"
+[ -f "$profile" ] || die "profile $profile not found"
+err=$("$PY" "$TOP/guest/profile.py" check "$profile" 2>&1) || die "${err:-profile check failed}"
+[ -f "$JOB" ] || die "job script $JOB not found"
+[ -z "${SETUP:-}" ] || [ -f "$SETUP" ] || die "SETUP file $SETUP not found"
+[ "$check_only" = 1 ] && exit 0
+id=$(kernel_id "$kernel" "$kconfig")
+image=$BUILD/kernels/$id/bzImage
+[ -f "$image" ] || die "kernel $id not built (run 'make kernel KERNEL=$kernel KCONFIG=$kconfig')"
+
+name=$(basename "$profile" .json)
+stamp=$(date -u +%Y%m%dT%H%M%SZ)
+run=$RUNS/$name-$id-$stamp
+n=1
+while [ -e "$run" ]; do run=$RUNS/$name-$id-$stamp.$n; n=$((n + 1)); done
+mkdir -p "$run/guest"
+
+"$PY" "$TOP/guest/profile.py" prepare "$profile" "$run/guest"
+cp "$profile" "$run/profile.json"
+cp "$JOB" "$run/guest/job.sh"
+basename "$JOB" >"$run/guest/job-name"
+[ -n "${SETUP:-}" ] && cp "$SETUP" "$run/guest/setup.sh"
+cp "$BUILD/kernels/$id/info.json" "$run/kernel.json"
+
+info "booting $id with $name (${CPUS:-6} vCPUs) -> $run"
+rc=0
+"$TOP/guest/qemu-run.sh" "$image" "$run" || rc=$?
+status=ok
+if [ "$rc" = 124 ]; then
+	status=timeout
+elif [ "$rc" != 0 ]; then
+	status=qemu-failed
+elif [ ! -f "$run/guest/job-status" ]; then
+	status=no-job-status
+elif [ "$(cat "$run/guest/job-status")" != 0 ]; then
+	status=job-failed
+fi
+splats=0
+"$TOP/guest/scan-log.sh" "$run/console.log" >"$run/splats.txt" || splats=$?
+[ "$splats" = 1 ] && [ "$status" = ok ] && status=splat
+
+"$PY" "$TOP/guest/run_record.py" "$run" "$status" "$profile" "$kernel" "$kconfig"
+echo "$run"
+case "$status" in
+ok) ;;
+splat)
+	cat "$run/splats.txt" >&2
+	die "the guest kernel reported a splat (see $run/console.log)" ;;
+timeout) die "run timed out (see $run/timeout and $run/console.log)" ;;
+job-failed) die "the guest job failed with status $(cat "$run/guest/job-status") (see $run/console.log, $run/rt-app.stdout)" ;;
+*) die "run failed: $status (see $run/console.log)" ;;
+esac

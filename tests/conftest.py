@@ -1,0 +1,21 @@
+"""Shared pytest helpers: project paths and running the project's scripts."""
+import os
+import subprocess
+
+import pytest
+
+TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BUILD = os.environ.get("BUILD", os.path.join(TOP, "build"))
+
+
+def run(argv, env=None, timeout=900):
+    """Run a project command; return CompletedProcess with text stdout/stderr."""
+    full_env = dict(os.environ)
+    full_env.update(env or {})
+    return subprocess.run(argv, cwd=TOP, env=full_env, capture_output=True, text=True,
+                          timeout=timeout, check=False)
+
+
+@pytest.fixture
+def top():
+    return TOP

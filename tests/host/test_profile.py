@@ -1,0 +1,96 @@
+"""The profile checker refuses what rt-app 1.0 would silently misread."""
+import json
+import os
+
+import pytest
+
+from conftest import TOP, run
+
+PROFILE_PY = os.path.join(TOP, "guest", "profile.py")
+GOOD = {
+    "description": "ok",
+    "global": {"duration": 2, "calibration": "CPU0"},
+    "tasks": {"t": {"run": 1000, "timer": {"ref": "a", "period": 10000}}},
+}
+
+
+def check(tmp_path, prof, raw=None):
+    path = tmp_path / "p.json"
+    path.write_text(raw if raw is not None else json.dumps(prof))
+    return run(["/usr/bin/python3", PROFILE_PY, "check", str(path)])
+
+
+def with_task(**task):
+    prof = json.loads(json.dumps(GOOD))
+    prof["tasks"]["t"].update(task)
+    return prof
+
+
+def test_good_profile_passes(tmp_path):
+    r = check(tmp_path, GOOD)
+    assert r.returncode == 0, r.stderr
+    assert r.stderr == ""
+
+
+@pytest.mark.parametrize("prof,raw,needle", [
+    (None, '{"tasks": {', "invalid JSON at line 1"),
+    ({"tasks": {}}, None, "tasks: missing or empty"),
+    ({**GOOD, "globl": {}}, None, "unknown key 'globl'"),
+    (with_task(peroid=3), None, "tasks.t: unknown key 'peroid'"),
+    (with_task(util_max=2000), None, "tasks.t.util_max: expected 0..1024"),
+    (with_task(util_min=600, util_max=300), None, "util_min is above util_max"),
+    (with_task(slice_us=10), None, "slice_us: expected 100..100000"),
+    (with_task(run=-1), None, "tasks.t.run: expected a duration >= 0"),
+    (with_task(policy="SCHED_FOO"), None, "tasks.t.policy: expected one of"),
+    (with_task(priority=30), None, "nice value, -20..19"),
+    (with_task(cpus=[]), None, "tasks.t.cpus"),
+    (with_task(timer={"ref": "a"}), None, "needs 'ref' and a 'period'"),
+    (with_task(instance=True), None, "tasks.t.instance: expected an integer"),
+])
+def test_bad_profiles_are_refused_with_the_key(tmp_path, prof, raw, needle):
+    r = check(tmp_path, prof, raw)
+    assert r.returncode == 1
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1, r.stderr
+    assert needle in lines[0]
+    assert str(tmp_path / "p.json") in lines[0]
+
+
+def test_long_task_name_is_refused(tmp_path):
+    prof = {"tasks": {"a_very_long_task_name": {"run": 10}}}
+    r = check(tmp_path, prof)
+    assert r.returncode == 1
+    assert "longer than 15" in r.stderr
+
+
+def test_numbered_events_and_phases_pass(tmp_path):
+    prof = {"tasks": {"t": {"phases": {
+        "p1": {"loop": 3, "run0": 10, "sleep0": 10, "run1": 20},
+        "p2": {"cpus": [0, 1], "runtime": 5, "timer": {"ref": "x", "period": 100}},
+    }}}}
+    r = check(tmp_path, prof)
+    assert r.returncode == 0, r.stderr
+
+
+def test_prepare_splits_extension_keys(tmp_path):
+    src = tmp_path / "p.json"
+    src.write_text(json.dumps(with_task(util_max=300, slice_us=3000)))
+    r = run(["/usr/bin/python3", PROFILE_PY, "prepare", str(src), str(tmp_path)])
+    assert r.returncode == 0, r.stderr
+    rtapp = json.loads((tmp_path / "rt-app.json").read_text())
+    attrs = json.loads((tmp_path / "sched-attrs.json").read_text())
+    assert "util_max" not in rtapp["tasks"]["t"] and "description" not in rtapp
+    assert rtapp["global"]["logdir"] == "/tmp/rt-app-logs"
+    assert rtapp["global"]["ftrace"] is True
+    assert attrs == {"t": {"util_max": 300, "slice_us": 3000}}
+
+
+def test_project_profiles_are_valid_and_described():
+    d = os.path.join(TOP, "rt-app-profiles")
+    names = sorted(f for f in os.listdir(d) if f.endswith(".json"))
+    assert names
+    for name in names:
+        r = run(["/usr/bin/python3", PROFILE_PY, "check", os.path.join(d, name)])
+        assert r.returncode == 0, r.stderr
+        with open(os.path.join(d, name), encoding="utf-8") as f:
+            assert json.load(f).get("description"), f"{name} has no description"

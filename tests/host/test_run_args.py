@@ -1,0 +1,47 @@
+"""`make run` refuses bad arguments before building or booting anything."""
+import json
+
+from conftest import run
+
+
+def make_run(tmp_path, **kv):
+    args = ["make", "-s", "run"] + [f"{k}={v}" for k, v in kv.items()]
+    return run(args, env={"RUNS": str(tmp_path / "runs")}, timeout=120)
+
+
+def one_error_line(r):
+    errors = [l for l in r.stderr.splitlines() if "error:" in l]
+    assert len(errors) == 1, r.stderr
+    return errors[0]
+
+
+def test_missing_profile(tmp_path):
+    r = make_run(tmp_path, PROFILE=tmp_path / "nope.json")
+    assert r.returncode != 0
+    assert "nope.json not found" in one_error_line(r)
+    assert not (tmp_path / "runs").exists()
+
+
+def test_invalid_json(tmp_path):
+    p = tmp_path / "bad.json"
+    p.write_text('{"tasks": {"t": {"run": 10,}}}')
+    r = make_run(tmp_path, PROFILE=p)
+    assert r.returncode != 0
+    assert "invalid JSON" in one_error_line(r)
+    assert not (tmp_path / "runs").exists()
+
+
+def test_unknown_kernel(tmp_path):
+    p = tmp_path / "ok.json"
+    p.write_text(json.dumps({"tasks": {"t": {"run": 10}}}))
+    r = make_run(tmp_path, PROFILE=p, KERNEL="vanilla")
+    assert r.returncode != 0
+    assert "unknown KERNEL 'vanilla'" in one_error_line(r)
+
+
+def test_unknown_kconfig(tmp_path):
+    p = tmp_path / "ok.json"
+    p.write_text(json.dumps({"tasks": {"t": {"run": 10}}}))
+    r = make_run(tmp_path, PROFILE=p, KCONFIG="fast")
+    assert r.returncode != 0
+    assert "unknown KCONFIG 'fast'" in one_error_line(r)
