@@ -5,8 +5,10 @@
 #
 # KERNEL is base (the series up to "# base-end") or patched (the whole series);
 # KCONFIG is default or debug. The tarball is extracted once into build/linux and put
-# under git; each kernel has its own worktree (build/src/KERNEL) and object directory
-# (build/obj/ID), so switching kernels or editing one patch rebuilds only what changed.
+# under git. All kernels build from one worktree (build/src) into their own object
+# directory (build/obj/ID): switching kernels rewrites only the files the series
+# changes, and as the source path stays the same ccache serves the objects built
+# before. Editing one patch rebuilds only what it touches.
 # The bzImage lands in build/kernels/ID/ with a description of what it was built from.
 set -euo pipefail
 # shellcheck source=guest/lib.sh
@@ -20,7 +22,7 @@ id=$(kernel_id "$kernel" "$kconfig")
 
 TARBALL=${TARBALL:-/usr/src/linux-source-6.12.tar.xz}
 REPO=$BUILD/linux
-SRC=$BUILD/src/$kernel
+SRC=$BUILD/src
 OBJ=$BUILD/obj/$id
 OUT=$BUILD/kernels/$id
 
@@ -36,10 +38,13 @@ prepare_repo() {
 	[ -f "$TARBALL" ] || die "$TARBALL not found (run 'make deps' to install linux-source-6.12)"
 	git -C "$REPO" rev-parse -q --verify pristine >/dev/null 2>&1 && return
 	info "extracting $TARBALL into $REPO"
-	rm -rf "$REPO" "$BUILD/src"
+	rm -rf "$REPO" "$SRC"
 	mkdir -p "$REPO"
 	tar -xJf "$TARBALL" -C "$REPO" --strip-components=1
 	git -C "$REPO" init -q
+	# Objects stay uncompressed: zlib over 1.4 GB is most of the set-up time.
+	git -C "$REPO" config core.compression 0
+	git -C "$REPO" config gc.auto 0
 	# The tree's own .gitignore ignores everything: force-add.
 	git -C "$REPO" add -f .
 	git -C "$REPO" commit -q -m "Debian linux-source-6.12 $(debian_version)"
@@ -75,10 +80,10 @@ apply_series() {
 	echo "$stamp" >"$REPO/.series-stamp"
 }
 
-# Move this kernel's worktree to its commit; git rewrites only the files that differ.
+# Move the build worktree to this kernel's commit; git rewrites only the files that
+# differ, so make rebuilds only what depends on them.
 checkout_kernel() {
 	if [ ! -e "$SRC/.git" ]; then
-		mkdir -p "$BUILD/src"
 		git -C "$REPO" worktree prune
 		git -C "$REPO" worktree add -q --detach "$SRC" "series-$kernel"
 	else
