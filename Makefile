@@ -9,7 +9,7 @@ KERNEL ?= patched
 KCONFIG ?= default
 PROFILE ?= rt-app-profiles/smoke.json
 DEMO_PROFILE ?= rt-app-profiles/smoke.json
-export CPUS CMDLINE TIMEOUT MEM ACCEL SETUP
+export CPUS CMDLINE TIMEOUT MEM ACCEL SETUP PLATFORM
 
 .PHONY: all deps kernel kernels initramfs run demo check check-host check-guest \
 	debug-check clean help

@@ -4,7 +4,10 @@
 #   run.sh [--check-only] PROFILE [KERNEL [KCONFIG]]
 #
 # KERNEL: base|patched (default patched); KCONFIG: default|debug.
-# Environment: CPUS, CMDLINE, TIMEOUT, MEM, ACCEL (see qemu-run.sh); SETUP, a shell
+# Environment: PLATFORM, the simulated hybrid platform as hybrid_sim= takes it
+# (default e:4:600,p:2:1024, i.e. 4 E-cores of capacity 600 and 2 P-cores; "none" for
+# a plain SMP guest); CPUS (default: the platform's CPU count), CMDLINE, TIMEOUT,
+# MEM, ACCEL (see qemu-run.sh); SETUP, a shell
 # snippet sourced in the guest before the replay (sched_features, sysctls...);
 # JOB, a guest job script instead of guest/jobs/profile.sh; RUNS, where run folders go
 # (build/runs). Prints the run folder on stdout. Everything is checked before booting.
@@ -26,6 +29,18 @@ check_kconfig_name "$kconfig"
 [ -f "$profile" ] || die "profile $profile not found"
 err=$("$PY" "$TOP/guest/profile.py" check "$profile" 2>&1) || die "${err:-profile check failed}"
 [ -f "$JOB" ] || die "job script $JOB not found"
+PLATFORM=${PLATFORM:-e:4:600,p:2:1024}
+if [ "$PLATFORM" != none ]; then
+	# The kernel checks the spec fully; here only what decides the vCPU count.
+	[[ "$PLATFORM" =~ ^[a-z]+:[0-9]+:[0-9]+(:[0-9]+)?(,[a-z]+:[0-9]+:[0-9]+(:[0-9]+)?)*$ ]] ||
+		die "PLATFORM '$PLATFORM' is not TYPE:COUNT:CAPACITY[:SCALING][,...]"
+	ncpus=$(tr ',' '\n' <<<"$PLATFORM" | awk -F: '{ n += $2 } END { print n }')
+	[ -z "${CPUS:-}" ] || [ "$CPUS" = "$ncpus" ] ||
+		die "PLATFORM '$PLATFORM' has $ncpus CPUs but CPUS=$CPUS"
+	export CPUS=$ncpus
+	export CMDLINE="hybrid_sim=$PLATFORM ${CMDLINE:-}"
+fi
+export CMDLINE="sched_verbose ${CMDLINE:-}"
 [ -z "${SETUP:-}" ] || [ -f "$SETUP" ] || die "SETUP file $SETUP not found"
 [ "$check_only" = 1 ] && exit 0
 id=$(kernel_id "$kernel" "$kconfig")
@@ -42,11 +57,12 @@ mkdir -p "$run/guest"
 "$PY" "$TOP/guest/profile.py" prepare "$profile" "$run/guest"
 cp "$profile" "$run/profile.json"
 cp "$JOB" "$run/guest/job.sh"
+cp "$TOP/guest/jobs/lib.sh" "$run/guest/lib.sh"
 basename "$JOB" >"$run/guest/job-name"
 [ -n "${SETUP:-}" ] && cp "$SETUP" "$run/guest/setup.sh"
 cp "$BUILD/kernels/$id/info.json" "$run/kernel.json"
 
-info "booting $id with $name (${CPUS:-6} vCPUs) -> $run"
+info "booting $id with $name (${CPUS:-6} vCPUs, platform $PLATFORM) -> $run"
 rc=0
 "$TOP/guest/qemu-run.sh" "$image" "$run" || rc=$?
 status=ok

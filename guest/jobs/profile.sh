@@ -10,6 +10,8 @@ BUFFER_KB=${BUFFER_KB:-32768}
 
 # shellcheck source=/dev/null
 [ -f "$job/env" ] && . "$job/env"
+# shellcheck source=guest/jobs/lib.sh
+. "$job/lib.sh"
 
 # Scheduler events, plus every project event system the kernel has (eas_*), plus
 # idle/frequency events when present. Missing ones are skipped, not errors.
@@ -62,20 +64,7 @@ cp /tmp/trace.dat "$out/trace.dat"
 mkdir -p "$out/rt-app"
 cp /tmp/rt-app-logs/* "$out/rt-app/" 2>/dev/null
 
-dmesg > "$out/dmesg.txt"
-if [ -r /proc/sched_debug ]; then
-	cat /proc/sched_debug > "$out/sched_debug.txt"
-else
-	cat /sys/kernel/debug/sched/debug > "$out/sched_debug.txt" 2>/dev/null
-fi
-# debugfs files report size 0, so copy them by reading, not with cp -r.
-if [ -d /sys/kernel/debug/energy_model ]; then
-	(cd /sys/kernel/debug && find energy_model -type f) | while read -r f; do
-		mkdir -p "$out/$(dirname "$f")"
-		cat "/sys/kernel/debug/$f" > "$out/$f" 2>/dev/null
-	done
-fi
-cat /proc/sys/kernel/sched_energy_aware > "$out/sched_energy_aware.txt" 2>/dev/null
+save_state "$out"
 
 # USER_HZ ticks: CPU time of the whole system and of rt-app during the replay.
 cat > "$out/guest-stats.txt" <<STATS

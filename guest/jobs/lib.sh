@@ -1,0 +1,26 @@
+# shellcheck shell=sh
+# Helpers for guest jobs (busybox sh). run.sh copies this file next to job.sh.
+
+# save_state DIR: the kernel log, the scheduler's debug state, the energy model
+# and the EAS switch, as files under DIR.
+save_state() {
+	dmesg > "$1/dmesg.txt"
+	if [ -r /proc/sched_debug ]; then
+		cat /proc/sched_debug > "$1/sched_debug.txt"
+	else
+		cat /sys/kernel/debug/sched/debug > "$1/sched_debug.txt" 2>/dev/null
+	fi
+	# debugfs files report size 0, so copy them by reading, not with cp -r.
+	if [ -d /sys/kernel/debug/energy_model ]; then
+		(cd /sys/kernel/debug && find energy_model -type f) | while read -r f; do
+			mkdir -p "$1/$(dirname "$f")"
+			cat "/sys/kernel/debug/$f" > "$1/$f" 2>/dev/null
+		done
+	fi
+	# Reading the switch fails where EAS is impossible: then leave no file.
+	if eas=$(cat /proc/sys/kernel/sched_energy_aware 2>/dev/null); then
+		echo "$eas" > "$1/sched_energy_aware.txt"
+	fi
+	cat /sys/devices/system/cpu/cpufreq/policy*/scaling_driver > "$1/cpufreq_drivers.txt" 2>/dev/null
+	return 0
+}

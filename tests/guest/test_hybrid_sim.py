@@ -1,0 +1,90 @@
+"""The simulated hybrid platform: EAS, the energy model and KUnit, one boot each."""
+import os
+import re
+import subprocess
+
+import pytest
+
+from conftest import BUILD, TOP, run
+
+RUN = os.path.join(TOP, "guest", "run.sh")
+INSPECT = os.path.join(TOP, "guest", "jobs", "inspect.sh")
+SMOKE = os.path.join(TOP, "rt-app-profiles", "smoke.json")
+
+# Hand-computed for hybrid_sim=e:4:600,p:2:1024 (v0.3 layout): E-cores (scaling
+# 100000, L3) cost 100 + level + 2; P-cores (scaling 78741) 126 + level + 2; the
+# states sit at 2/5..5/5 of the CPU's capacity.
+E_STATES = {2: (240, 104), 3: (360, 105), 4: (480, 106), 5: (600, 107)}
+P_STATES = {2: (409, 130), 3: (614, 131), 4: (819, 132), 5: (1024, 133)}
+EXPECTED_EM = {cpu: (E_STATES if cpu < 4 else P_STATES) for cpu in range(6)}
+
+
+def inspect(tmp_path, kernel, **env):
+    r = run([RUN, SMOKE, kernel], env={"RUNS": str(tmp_path), "JOB": INSPECT, **env})
+    assert r.returncode == 0, r.stderr
+    return r.stdout.strip().splitlines()[-1]
+
+
+def read(folder, name):
+    with open(os.path.join(folder, name), encoding="utf-8") as f:
+        return f.read()
+
+
+def em_dump(folder):
+    """{cpu: {level: (performance, cost)}} from the run's energy_model/ copy."""
+    root = os.path.join(folder, "energy_model")
+    out = {}
+    for dom in sorted(os.listdir(root)):
+        cpus = read(os.path.join(root, dom), "cpus").strip()
+        states = {}
+        for ps in os.listdir(os.path.join(root, dom)):
+            if ps.startswith("ps:"):
+                d = os.path.join(root, dom, ps)
+                states[int(ps[3:])] = (int(read(d, "performance")), int(read(d, "cost")))
+        out[int(cpus)] = states
+    return out
+
+
+@pytest.fixture(scope="module")
+def patched_boot(tmp_path_factory):
+    return inspect(tmp_path_factory.mktemp("patched"), "patched", CMDLINE="kunit.enable=1")
+
+
+@pytest.mark.parametrize("kernel", ["base", "patched"])
+def test_eas_starts_with_per_cpu_domains(tmp_path, kernel, patched_boot):
+    folder = patched_boot if kernel == "patched" else inspect(tmp_path, kernel)
+    dmesg = read(folder, "dmesg.txt")
+    assert "hybrid_sim: simulating 2 CPU types on 6 CPUs" in dmesg
+    assert "sched_energy_set: starting EAS" in dmesg
+    assert read(folder, "sched_energy_aware.txt").strip() == "1"
+    assert set(read(folder, "cpufreq_drivers.txt").split()) == {"hybrid_sim"}
+    assert em_dump(folder) == EXPECTED_EM
+
+
+def test_kunit_suites_pass(patched_boot):
+    kunit = os.path.join(BUILD, "src", "tools", "testing", "kunit", "kunit.py")
+    log = os.path.join(patched_boot, "dmesg.txt")
+    r = subprocess.run(["/usr/bin/python3", kunit, "parse", log], capture_output=True,
+                       text=True, check=False)
+    assert r.returncode == 0, r.stdout[-3000:]
+    assert re.search(r"Testing complete\. Ran \d+ tests: passed: \d+", r.stdout), r.stdout[-2000:]
+    assert "hybrid_sim" in r.stdout
+
+
+def test_bad_spec_boots_plain_smp(tmp_path):
+    folder = inspect(tmp_path, "patched", PLATFORM="none", CPUS="6",
+                     CMDLINE="hybrid_sim=e:4:600,x:2:1024")
+    dmesg = read(folder, "dmesg.txt")
+    assert ('hybrid_sim: bad spec "e:4:600,x:2:1024": unknown CPU type '
+            "(expected p, e or lpe); not simulating a hybrid platform") in dmesg
+    assert "starting EAS" not in dmesg
+    assert not os.path.exists(os.path.join(folder, "energy_model"))
+    assert not os.path.exists(os.path.join(folder, "sched_energy_aware.txt")) or \
+        read(folder, "sched_energy_aware.txt").strip() == "0"
+
+
+def test_symmetric_spec_leaves_eas_off(tmp_path):
+    folder = inspect(tmp_path, "patched", PLATFORM="p:6:1024")
+    dmesg = read(folder, "dmesg.txt")
+    assert "hybrid_sim: simulating 1 CPU types on 6 CPUs" in dmesg
+    assert "starting EAS" not in dmesg
