@@ -17,8 +17,9 @@ save_state() {
 			cat "/sys/kernel/debug/$f" > "$1/$f" 2>/dev/null
 		done
 	fi
-	# Reading the switch fails where EAS is impossible: then leave no file.
-	if eas=$(cat /proc/sys/kernel/sched_energy_aware 2>/dev/null); then
+	# The switch reads as empty where EAS is impossible: then leave no file.
+	eas=$(cat /proc/sys/kernel/sched_energy_aware 2>/dev/null)
+	if [ -n "$eas" ]; then
 		echo "$eas" > "$1/sched_energy_aware.txt"
 	fi
 	cat /sys/devices/system/cpu/cpufreq/policy*/scaling_driver > "$1/cpufreq_drivers.txt" 2>/dev/null
