@@ -141,6 +141,10 @@ json.dump(info, open(sys.argv[-1], "w"), indent=1)' "$kernel" "$kconfig" \
 	info "$id ready: $OUT/bzImage"
 }
 
+# All kernels share build/linux and the build worktree: one kernel.sh at a time.
+mkdir -p "$BUILD"
+exec 9>"$BUILD/.kernel.lock"
+flock 9
 prepare_repo
 apply_series
 checkout_kernel
