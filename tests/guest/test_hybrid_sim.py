@@ -16,7 +16,14 @@ SMOKE = os.path.join(TOP, "rt-app-profiles", "smoke.json")
 # states sit at 2/5..5/5 of the CPU's capacity.
 E_STATES = {2: (240, 104), 3: (360, 105), 4: (480, 106), 5: (600, 107)}
 P_STATES = {2: (409, 130), 3: (614, 131), 4: (819, 132), 5: (1024, 133)}
-EXPECTED_EM = {cpu: (E_STATES if cpu < 4 else P_STATES) for cpu in range(6)}
+EXPECTED_EM = {str(cpu): (E_STATES if cpu < 4 else P_STATES) for cpu in range(6)}
+# v0.21: one domain per type, one state at full capacity, cost = the type part
+# (100 for E-cores, 10000000 / 78741 = 126 for P-cores).
+EXPECTED_V021 = {"0-3": {5: (600, 100)}, "4-5": {5: (1024, 126)}}
+# v6.19: per CPU, cost = level + 1 (E-core with L3) or + 2 (P-core).
+EXPECTED_V619 = {str(cpu): ({2: (240, 3), 3: (360, 4), 4: (480, 5), 5: (600, 6)} if cpu < 4
+                            else {2: (409, 4), 3: (614, 5), 4: (819, 6), 5: (1024, 7)})
+                 for cpu in range(6)}
 
 
 def inspect(tmp_path, kernel, **env):
@@ -31,7 +38,7 @@ def read(folder, name):
 
 
 def em_dump(folder):
-    """{cpu: {level: (performance, cost)}} from the run's energy_model/ copy."""
+    """{cpus: {level: (performance, cost)}} from the run's energy_model/ copy."""
     root = os.path.join(folder, "energy_model")
     out = {}
     for dom in sorted(os.listdir(root)):
@@ -41,7 +48,7 @@ def em_dump(folder):
             if ps.startswith("ps:"):
                 d = os.path.join(root, dom, ps)
                 states[int(ps[3:])] = (int(read(d, "performance")), int(read(d, "cost")))
-        out[int(cpus)] = states
+        out[cpus] = states
     return out
 
 
@@ -54,10 +61,28 @@ def patched_boot(tmp_path_factory):
 def test_eas_starts_with_per_cpu_domains(tmp_path, kernel, patched_boot):
     folder = patched_boot if kernel == "patched" else inspect(tmp_path, kernel)
     dmesg = read(folder, "dmesg.txt")
-    assert "hybrid_sim: simulating 2 CPU types on 6 CPUs" in dmesg
+    assert "hybrid_sim: simulating 2 CPU types on 6 CPUs: e:4:600,p:2:1024" in dmesg
     assert "sched_energy_set: starting EAS" in dmesg
     assert read(folder, "sched_energy_aware.txt").strip() == "1"
     assert set(read(folder, "cpufreq_drivers.txt").split()) == {"hybrid_sim"}
+    assert em_dump(folder) == EXPECTED_EM
+
+
+@pytest.mark.parametrize("layout,expected", [("v0.21", EXPECTED_V021),
+                                             ("v6.19", EXPECTED_V619)])
+def test_layout_choice(tmp_path, layout, expected):
+    folder = inspect(tmp_path, "patched", CMDLINE=f"hybrid_em.layout={layout}")
+    dmesg = read(folder, "dmesg.txt")
+    assert f"(energy model {layout})" in dmesg
+    assert "sched_energy_set: starting EAS" in dmesg
+    assert read(folder, "sched_energy_aware.txt").strip() == "1"
+    assert em_dump(folder) == expected
+
+
+def test_unknown_layout_keeps_the_default(tmp_path):
+    folder = inspect(tmp_path, "patched", CMDLINE="hybrid_em.layout=v9")
+    dmesg = read(folder, "dmesg.txt")
+    assert 'hybrid_em: unknown layout "v9", keeping v0.3' in dmesg
     assert em_dump(folder) == EXPECTED_EM
 
 
