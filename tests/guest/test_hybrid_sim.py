@@ -113,3 +113,48 @@ def test_symmetric_spec_leaves_eas_off(tmp_path):
     dmesg = read(folder, "dmesg.txt")
     assert "hybrid_sim: simulating 1 CPU types on 6 CPUs" in dmesg
     assert "starting EAS" not in dmesg
+
+
+def modes(folder):
+    """{step: (status, eas)} from the cpufreq-modes job."""
+    out = {}
+    for line in read(folder, "modes.txt").splitlines():
+        step, status, eas = line.split()
+        out[step] = (status, eas)
+    return out
+
+
+MODES_JOB = os.path.join(TOP, "guest", "jobs", "cpufreq-modes.sh")
+
+
+def test_patched_runs_eas_in_both_cpufreq_modes(tmp_path):
+    r = run([RUN, SMOKE, "patched"], env={"RUNS": str(tmp_path), "JOB": MODES_JOB,
+                                         "CMDLINE": "hybrid_sim.mode=active"})
+    assert r.returncode == 0, r.stderr
+    folder = r.stdout.strip().splitlines()[-1]
+    steps = modes(folder)
+    # The job ends its walk in passive mode, then toggles the sysctl.
+    assert steps == {
+        "boot": ("active", "1"),
+        "off": ("off", "-"),
+        "passive": ("passive", "1"),
+        "active": ("active", "1"),
+        "sysctl-0": ("passive", "0"),
+        "sysctl-1": ("passive", "1"),
+    }
+    dmesg = read(folder, "dmesg.txt")
+    assert "sched_energy_set: stopping EAS" in dmesg
+    assert dmesg.count("sched_energy_set: starting EAS") >= 3
+
+
+def test_base_runs_eas_in_passive_mode_only(tmp_path):
+    r = run([RUN, SMOKE, "base"], env={"RUNS": str(tmp_path), "JOB": MODES_JOB,
+                                      "CMDLINE": "hybrid_sim.mode=active"})
+    assert r.returncode == 0, r.stderr
+    folder = r.stdout.strip().splitlines()[-1]
+    steps = modes(folder)
+    assert steps["boot"] == ("active", "-")
+    assert steps["off"] == ("off", "-")
+    assert steps["passive"] == ("passive", "1")
+    assert steps["active"] == ("active", "-")
+    assert "schedutil is mandatory" in read(folder, "dmesg.txt")
