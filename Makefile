@@ -12,7 +12,7 @@ DEMO_PROFILE ?= rt-app-profiles/smoke.json
 export CPUS CMDLINE TIMEOUT MEM ACCEL SETUP PLATFORM
 
 .PHONY: all deps kernel kernels initramfs run demo check check-host check-guest \
-	debug-check clean help
+	check-debug debug-check clean help
 
 all: help
 
@@ -21,7 +21,7 @@ help:
 	@echo "make check                every test (host and guest)"
 	@echo "make run PROFILE=F [KERNEL=base|patched] [KCONFIG=default|debug] [CPUS=n] [CMDLINE=...]"
 	@echo "make kernel [KERNEL=..] [KCONFIG=..], make kernels, make initramfs, make deps"
-	@echo "make debug-check          the profiles on the debug (lockdep) kernel"
+	@echo "make debug-check          every profile on the debug (lockdep) kernel"
 	@echo "make clean                remove build/ (the ccache stays)"
 
 deps:
@@ -48,7 +48,7 @@ run: deps
 demo: kernels initramfs
 	@guest/demo.sh "$(DEMO_PROFILE)"
 
-check: check-host check-guest
+check: check-host check-guest check-debug
 
 check-host: deps
 	@$(PYTHON) -m pytest -q -p no:cacheprovider tests/host
@@ -56,6 +56,12 @@ check-host: deps
 check-guest: kernels initramfs
 	@$(PYTHON) -m pytest -q -p no:cacheprovider tests/guest
 
+# The debug kernel: a profile and the cpufreq mode switches, no splat allowed.
+check-debug: deps initramfs
+	@guest/kernel.sh patched debug
+	@$(PYTHON) -m pytest -q -p no:cacheprovider tests/debug
+
+# Every profile of the library on the debug kernel (slower; not part of check).
 debug-check: deps initramfs
 	@guest/kernel.sh patched debug
 	@for p in rt-app-profiles/*.json; do guest/run.sh "$$p" patched debug || exit 1; done
