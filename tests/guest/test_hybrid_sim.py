@@ -73,7 +73,7 @@ def test_eas_starts_with_per_cpu_domains(tmp_path, kernel, patched_boot):
 def test_layout_choice(tmp_path, layout, expected):
     folder = inspect(tmp_path, "patched", CMDLINE=f"hybrid_em.layout={layout}")
     dmesg = read(folder, "dmesg.txt")
-    assert f"(energy model {layout})" in dmesg
+    assert f"(passive mode, energy model {layout})" in dmesg
     assert "sched_energy_set: starting EAS" in dmesg
     assert read(folder, "sched_energy_aware.txt").strip() == "1"
     assert em_dump(folder) == expected
