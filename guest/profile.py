@@ -8,8 +8,9 @@ project's extension keys, and names the file and the key of the first problem.
   profile.py check FILE...          validate, print nothing on success
   profile.py prepare FILE OUTDIR    validate, then write OUTDIR/rt-app.json (what rt-app
                                     reads, extension keys removed, logs sent to the
-                                    guest's log directory) and OUTDIR/sched-attrs.json
-                                    (the extension keys per task)
+                                    guest's log directory), OUTDIR/sched-attrs.json
+                                    (the extension keys per task) and
+                                    OUTDIR/task-names.txt (the task keys)
 """
 import json
 import re
@@ -217,6 +218,10 @@ def main(argv):
             json.dump(rtapp, f, indent=1)
         with open(f"{argv[3]}/sched-attrs.json", "w", encoding="utf-8") as f:
             json.dump(attrs, f, indent=1)
+        # rt-app names each thread after its task key: the guest filters the
+        # per-task trace events on these names.
+        with open(f"{argv[3]}/task-names.txt", "w", encoding="utf-8") as f:
+            f.write("".join(f"{name}\n" for name in rtapp["tasks"]))
     return 0
 
 

@@ -13,17 +13,28 @@ BUFFER_KB=${BUFFER_KB:-32768}
 # shellcheck source=guest/jobs/lib.sh
 . "$job/lib.sh"
 
-# Scheduler events, plus every project event system the kernel has (eas_*), plus
-# idle/frequency events when present. Missing ones are skipped, not errors.
-events="sched:sched_switch sched:sched_waking sched:sched_wakeup sched:sched_wakeup_new
-	sched:sched_migrate_task sched:sched_process_fork sched:sched_process_exit
-	power:cpu_idle power:cpu_frequency"
-ev_args=""
-for e in $events; do
-	[ -d "$T/events/${e%%:*}/${e#*:}" ] && ev_args="$ev_args -e $e"
+# The per-task load-tracking events fire on every update of every task: keep the
+# profile's threads only (rt-app names them after their task keys). The filter goes
+# on the command line, as trace-cmd start resets filters written before it and
+# events would slip through until one written after it.
+filter=$(awk 'NF { printf "%scomm == \"%s\"", sep, $1; sep = " || " }' "$job/task-names.txt")
+
+# Scheduler events, plus every project event (eas*), plus idle/frequency events
+# when present. Missing ones are skipped, not errors. Built as "$@" so that the
+# filters keep their spaces and quotes.
+set --
+for e in sched:sched_switch sched:sched_waking sched:sched_wakeup sched:sched_wakeup_new \
+	sched:sched_migrate_task sched:sched_process_fork sched:sched_process_exit \
+	power:cpu_idle power:cpu_frequency; do
+	[ -d "$T/events/${e%%:*}/${e#*:}" ] && set -- "$@" -e "$e"
 done
-for sys in "$T"/events/eas*; do
-	[ -d "$sys" ] && ev_args="$ev_args -e ${sys##*/}"
+for dir in "$T"/events/eas*/*/; do
+	[ -f "$dir/format" ] || continue
+	name=$(basename "$dir")
+	set -- "$@" -e "$(basename "$(dirname "$dir")"):$name"
+	case "$name" in
+	eas_pelt_se | eas_util_est_se) [ -n "$filter" ] && set -- "$@" -f "$filter" ;;
+	esac
 done
 # rt-app's trace_marker lines are recorded whatever events are enabled.
 
@@ -32,8 +43,7 @@ done
 [ -f "$job/setup.sh" ] && . "$job/setup.sh"
 
 # Recording into the ring buffer keeps no recorder threads waking idle CPUs.
-# shellcheck disable=SC2086
-trace-cmd start -C mono -b "$BUFFER_KB" $ev_args > "$out/trace-cmd-start.log" 2>&1 ||
+trace-cmd start -C mono -b "$BUFFER_KB" "$@" > "$out/trace-cmd-start.log" 2>&1 ||
 	echo "trace-cmd start failed" >&2
 
 busy() { awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 }' /proc/stat; }

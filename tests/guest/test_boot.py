@@ -42,6 +42,15 @@ def test_smoke_run_brings_home_a_readable_trace(tmp_path, kernel):
     assert re.search(r"sched_switch:.*==> small:\d+", text)
     assert "rtapp_" in text or "rt-app" in text
 
+    # The load-tracking events are there, the per-task ones for the profile only,
+    # and EAS evaluated wakeups on the simulated hybrid platform.
+    assert re.search(r"eas_pelt_cfs: +cpu=\d+ util=\d+", text)
+    assert re.search(r"eas_cpu_capacity: +cpu=4 capacity=\d+ capacity_orig=1024", text)
+    assert re.search(r"eas_cpu_capacity: +cpu=0 capacity=\d+ capacity_orig=600", text)
+    se_comms = set(re.findall(r"eas_pelt_se: +comm=(\S+)", text))
+    assert se_comms == {"small"}
+    assert re.search(r"eas_compute_energy: +comm=small pid=\d+ dst_cpu=\d", text)
+
     with open(os.path.join(folder, "run.json"), encoding="utf-8") as f:
         rec = json.load(f)
     assert rec["status"] == "ok"

@@ -31,7 +31,7 @@ def test_patch_is_signed_off_and_checkpatch_clean(patch):
     found = re.findall(r"(?:^|: )(ERROR|WARNING|CHECK): (.*)$", r.stdout, re.M)
     # An exception is explained by a "checkpatch:" paragraph quoting the message.
     note = changelog.split("checkpatch:", 1)[1].split("\n\n")[0] if "checkpatch:" in changelog else ""
-    quoted = [q.strip() for q in re.findall(r'"([^"]+)"', note)]
+    quoted = [" ".join(q.split()) for q in re.findall(r'"([^"]+)"', note)]
     unexplained = [f"{kind}: {msg}" for kind, msg in found
                    if kind == "ERROR" or not any(q and q in msg for q in quoted)]
     assert not unexplained, r.stdout
