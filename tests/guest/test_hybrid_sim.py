@@ -26,8 +26,9 @@ EXPECTED_V619 = {str(cpu): ({2: (240, 3), 3: (360, 4), 4: (480, 5), 5: (600, 6)}
                  for cpu in range(6)}
 
 
-def inspect(tmp_path, kernel, **env):
-    r = run([RUN, SMOKE, kernel], env={"RUNS": str(tmp_path), "JOB": INSPECT, **env})
+def inspect(tmp_path, kernel, job=INSPECT, **env):
+    """Boot KERNEL with a guest job (by default: save the state); the run folder."""
+    r = run([RUN, SMOKE, kernel], env={"RUNS": str(tmp_path), "JOB": job, **env})
     assert r.returncode == 0, r.stderr
     return r.stdout.strip().splitlines()[-1]
 
@@ -128,10 +129,7 @@ MODES_JOB = os.path.join(TOP, "guest", "jobs", "cpufreq-modes.sh")
 
 
 def test_patched_runs_eas_in_both_cpufreq_modes(tmp_path):
-    r = run([RUN, SMOKE, "patched"], env={"RUNS": str(tmp_path), "JOB": MODES_JOB,
-                                         "CMDLINE": "hybrid_sim.mode=active"})
-    assert r.returncode == 0, r.stderr
-    folder = r.stdout.strip().splitlines()[-1]
+    folder = inspect(tmp_path, "patched", MODES_JOB, CMDLINE="hybrid_sim.mode=active")
     steps = modes(folder)
     # The job ends its walk in passive mode, then toggles the sysctl.
     assert steps == {
@@ -148,10 +146,7 @@ def test_patched_runs_eas_in_both_cpufreq_modes(tmp_path):
 
 
 def test_base_runs_eas_in_passive_mode_only(tmp_path):
-    r = run([RUN, SMOKE, "base"], env={"RUNS": str(tmp_path), "JOB": MODES_JOB,
-                                      "CMDLINE": "hybrid_sim.mode=active"})
-    assert r.returncode == 0, r.stderr
-    folder = r.stdout.strip().splitlines()[-1]
+    folder = inspect(tmp_path, "base", MODES_JOB, CMDLINE="hybrid_sim.mode=active")
     steps = modes(folder)
     assert steps["boot"] == ("active", "-")
     assert steps["off"] == ("off", "-")
