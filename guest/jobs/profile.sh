@@ -6,10 +6,8 @@
 job=$1
 out=$job/..
 T=/sys/kernel/tracing
-BUFFER_KB=${BUFFER_KB:-32768}
+BUFFER_KB=32768
 
-# shellcheck source=/dev/null
-[ -f "$job/env" ] && . "$job/env"
 # shellcheck source=guest/jobs/lib.sh
 . "$job/lib.sh"
 

@@ -40,7 +40,8 @@ def test_smoke_run_brings_home_a_readable_trace(tmp_path, kernel):
     assert cpus == set(range(CPUS)), f"sched_switch seen on CPUs {sorted(cpus)}"
     # rt-app's own threads ran and its trace markers were recorded.
     assert re.search(r"sched_switch:.*==> small:\d+", text)
-    assert "rtapp_" in text or "rt-app" in text
+    assert re.search(r"print: +\S+: main creates threads", text)
+    assert re.search(r"small-\d+ +\[\d{3}\] +[\d.]+: print: +\S+: \[0\] begins loop 0", text)
 
     # The load-tracking events are there, the per-task ones for the profile only,
     # and EAS evaluated wakeups on the simulated hybrid platform.
