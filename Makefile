@@ -11,8 +11,12 @@ PROFILE ?= rt-app-profiles/smoke.json
 DEMO_PROFILE ?= rt-app-profiles/smoke.json
 export CPUS CMDLINE TIMEOUT MEM ACCEL SETUP PLATFORM
 
+READER := $(BUILD)/analysis/eas-trace-reader
+RUNS ?=
+VS ?=
+
 .PHONY: all deps kernel kernels initramfs run demo check check-host check-guest \
-	check-debug debug-check clean help
+	check-debug debug-check clean help analysis report
 
 all: help
 
@@ -21,6 +25,7 @@ help:
 	@echo "make check                every test (host and guest)"
 	@echo "make run PROFILE=F [KERNEL=base|patched] [KCONFIG=default|debug] [CPUS=n] [CMDLINE=...]"
 	@echo "make kernel [KERNEL=..] [KCONFIG=..], make kernels, make initramfs, make deps"
+	@echo "make report RUNS='dir...' [VS='dir...']  report.html/md + metrics.json (A/B with VS)"
 	@echo "make debug-check          every profile on the debug (lockdep) kernel"
 	@echo "make clean                remove build/ (the ccache stays)"
 
@@ -34,6 +39,18 @@ kernels: deps
 	@guest/kernel.sh base default
 	@guest/kernel.sh patched default
 
+# The C trace reader the analysis calls (libtracecmd).
+analysis: $(READER)
+
+$(READER): analysis/reader/eas-trace-reader.c | deps
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -Wall -Wextra -Wno-missing-field-initializers -o $@ $< \
+		$$(pkg-config --cflags --libs libtracecmd)
+
+report: $(READER)
+	@test -n "$(RUNS)" || { echo "usage: make report RUNS='build/runs/A ...' [VS='build/runs/B ...']" >&2; exit 2; }
+	@analysis/report $(RUNS) $(if $(VS),--vs $(VS))
+
 initramfs: deps
 	@guest/initramfs.sh
 
@@ -45,12 +62,12 @@ run: deps
 	@guest/initramfs.sh
 	@guest/run.sh "$(PROFILE)" "$(KERNEL)" "$(KCONFIG)"
 
-demo: kernels initramfs
+demo: kernels initramfs $(READER)
 	@guest/demo.sh "$(DEMO_PROFILE)"
 
 check: check-host check-guest check-debug
 
-check-host: deps
+check-host: deps $(READER)
 	@$(PYTHON) -m pytest -q -p no:cacheprovider tests/host
 
 check-guest: kernels initramfs

@@ -39,6 +39,7 @@ INT_EVENTS = {"run", "runtime", "sleep", "mem", "iorun"}
 STR_EVENTS = {"lock", "unlock", "signal", "broad", "barrier", "suspend", "resume"}
 # Guest paths: rt-app logs go to tmpfs and are copied to the share afterwards.
 GUEST_LOGDIR = "/tmp/rt-app-logs"
+LOG_BUFFER_KB = 1024
 LOG_BASENAME = "rt-app"
 
 
@@ -194,7 +195,10 @@ def prepare(prof):
     glob["logdir"] = GUEST_LOGDIR
     glob["log_basename"] = LOG_BASENAME
     glob["ftrace"] = True
-    glob.setdefault("log_size", "file")
+    # rt-app 1.0 loses the rows of "file" and "auto" logs (the stdio buffer is
+    # never flushed when the run ends); an in-memory buffer, in kB, is written
+    # out at exit. 1 MiB holds ~10000 rows per thread.
+    glob["log_size"] = LOG_BUFFER_KB
     return prof, attrs
 
 

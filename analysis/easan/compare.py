@@ -1,0 +1,89 @@
+"""A/B: two groups of runs side by side, with deltas and 95 % confidence intervals."""
+import math
+
+import numpy as np
+
+# Two-sided 95 % Student t quantiles by degrees of freedom (no scipy needed).
+_T95 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365,
+        8: 2.306, 9: 2.262, 10: 2.228, 15: 2.131, 20: 2.086, 30: 2.042}
+
+# (name, path into metrics.json, unit, scale)
+ROWS = [
+    ("migrations", ("migrations", "total"), "", 1),
+    ("same-type", ("migrations", "same"), "", 1),
+    ("up (to bigger)", ("migrations", "up"), "", 1),
+    ("down (to smaller)", ("migrations", "down"), "", 1),
+    ("wakeup latency p50", ("wakeup_latency_ns", "p50"), "us", 1e-3),
+    ("wakeup latency p95", ("wakeup_latency_ns", "p95"), "us", 1e-3),
+    ("wakeup latency p99", ("wakeup_latency_ns", "p99"), "us", 1e-3),
+    ("energy (reference model)", ("energy", "estimated_mj"), "mJ", 1),
+    ("energy / oracle", ("energy", "ratio"), "", 1),
+    ("delayed-dequeue wakeups", ("delayed_wakeups",), "", 1),
+    ("tasks outside the profile", ("outside", "share"), "%", 100),
+]
+
+
+def t95(df):
+    if df <= 0:
+        return math.nan
+    keys = sorted(k for k in _T95 if k <= df)
+    return _T95[keys[-1]] if keys else math.nan
+
+
+def _get(m, path):
+    for key in path:
+        m = m.get(key) if isinstance(m, dict) else None
+    return m
+
+
+def _cause_rows(groups):
+    causes = sorted({c for g in groups for m in g for c in m["migrations"]["by_cause"]})
+    return [(f"migrations: {c}", ("migrations", "by_cause", c), "", 1) for c in causes]
+
+
+def stats(values):
+    """(mean, half-width of the 95 % CI or nan, n)."""
+    v = np.array([x for x in values if x is not None], dtype=float)
+    if not len(v):
+        return math.nan, math.nan, 0
+    if len(v) == 1:
+        return float(v[0]), math.nan, 1
+    return float(v.mean()), t95(len(v) - 1) * float(v.std(ddof=1)) / math.sqrt(len(v)), len(v)
+
+
+def table(a, b):
+    """Rows {name, unit, a, a_ci, b, b_ci, delta, delta_ci, n_a, n_b} for groups a and b."""
+    out = []
+    for name, path, unit, scale in ROWS + _cause_rows([a, b]):
+        va = [(_get(m, path) or 0) * scale if path[1:2] == ("by_cause",) else
+              (None if _get(m, path) is None else _get(m, path) * scale) for m in a]
+        vb = [(_get(m, path) or 0) * scale if path[1:2] == ("by_cause",) else
+              (None if _get(m, path) is None else _get(m, path) * scale) for m in b]
+        ma, ca, na = stats(va)
+        mb, cb, nb = stats(vb)
+        # Welch-style CI of the difference, with the smaller group's degrees of freedom.
+        if na > 1 and nb > 1:
+            sa, sb = np.std([x for x in va if x is not None], ddof=1), np.std([x for x in vb if x is not None], ddof=1)
+            dci = t95(min(na, nb) - 1) * math.sqrt(sa ** 2 / na + sb ** 2 / nb)
+        else:
+            dci = math.nan
+        out.append({"name": name, "unit": unit, "a": ma, "a_ci": ca, "b": mb, "b_ci": cb,
+                    "delta": mb - ma, "delta_ci": dci, "n_a": na, "n_b": nb})
+    return out
+
+
+def fmt(value, ci=math.nan):
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "-"
+    s = f"{value:.3g}" if abs(value) < 1000 else f"{value:.0f}"
+    return s + (f" ± {ci:.2g}" if not math.isnan(ci) else "")
+
+
+def text(rows, label_a, label_b):
+    """The table as aligned text, for the terminal."""
+    head = ("metric", f"A: {label_a}", f"B: {label_b}", "B - A")
+    body = [(r["name"] + (f" ({r['unit']})" if r["unit"] else ""), fmt(r["a"], r["a_ci"]),
+             fmt(r["b"], r["b_ci"]), fmt(r["delta"], r["delta_ci"])) for r in rows]
+    widths = [max(len(x[i]) for x in [head] + body) for i in range(4)]
+    lines = ["  ".join(x[i].ljust(widths[i]) for i in range(4)) for x in [head] + body]
+    return "\n".join(lines)

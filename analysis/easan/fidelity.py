@@ -1,0 +1,59 @@
+"""How faithful the run's speed was: rt-app's delivered loops per microsecond.
+
+Busy vCPUs share the host's cores, so a vCPU's speed depends on how many
+others are busy; a contended run says little about placement. Each rt-app
+activation delivered `perf` loops in `run` us; its CPU is where its thread
+was when it started. Without capacity-faithful speed every CPU should deliver
+the same speed, so the run is flagged as distorted when:
+  - a CPU's median speed is below MIN_CPU_RATIO of the fastest CPU's, or
+  - the 10th percentile of all activations is below MIN_TIME_RATIO of the median.
+Fewer than MIN_ACTIVATIONS activations (a lone hog) are too few to judge.
+"""
+import numpy as np
+
+MIN_CPU_RATIO = 0.75
+MIN_TIME_RATIO = 0.5
+MIN_ACTIVATIONS = 5
+
+
+def speeds(run, sl):
+    """Rows (cpu, start_ns, loops_per_us) for each logged activation with run > 0."""
+    out = []
+    tid_pid = dict(zip(run.threads["thread"], run.threads["pid"]))
+    for thread, log in run.logs.items():
+        pid = tid_pid.get(thread)
+        if pid is None or log.empty:
+            continue
+        mine = sl[sl["pid"] == pid]
+        starts, ends, cpus = (mine["start"].to_numpy(), mine["end"].to_numpy(),
+                              mine["cpu"].to_numpy())
+        for perf, run_us, start_us in zip(log["perf"], log["run"], log["start"]):
+            # rt-app logs perf 0 for some runs (seen on a 3 s one): no speed to read.
+            if run_us <= 0 or perf <= 0:
+                continue
+            t = int(start_us) * 1000
+            i = np.searchsorted(starts, t, side="right") - 1
+            # The slice running at the activation's start, else the next one.
+            i = i if i >= 0 and t < ends[i] else i + 1
+            if 0 <= i < len(cpus):
+                out.append((int(cpus[i]), t, perf / run_us))
+    return out
+
+
+def summary(rows, ncpus):
+    if len(rows) < MIN_ACTIVATIONS:
+        return {"per_cpu": {}, "distorted": None,
+                "reason": f"{len(rows)} activations logged, too few to judge the speed"}
+    arr = np.array(rows, dtype=float)
+    per_cpu = {int(c): float(np.median(arr[arr[:, 0] == c, 2]))
+               for c in range(ncpus) if (arr[:, 0] == c).any()}
+    top = max(per_cpu.values())
+    median = float(np.median(arr[:, 2]))
+    p10 = float(np.percentile(arr[:, 2], 10))
+    slow = {c: s / top for c, s in per_cpu.items() if s / top < MIN_CPU_RATIO}
+    reasons = [f"CPU {c} ran at {r:.0%} of the fastest" for c, r in sorted(slow.items())]
+    if median > 0 and p10 / median < MIN_TIME_RATIO:
+        reasons.append(f"10% of activations ran below {p10 / median:.0%} of the median speed")
+    return {"per_cpu": per_cpu, "median": median, "p10": p10,
+            "cpu_spread": min(per_cpu.values()) / top if top else None,
+            "distorted": bool(reasons), "reason": "; ".join(reasons)}

@@ -1,0 +1,90 @@
+"""Misfit placement: time a thread ran where it did not fit while a fitting CPU idled.
+
+A thread fits a CPU as the kernel judges it (fits_capacity(): util x 1.25 <
+capacity; any thread fits the biggest CPUs, as update_misfit_status() has it),
+on its PELT util from eas_pelt_se, clamped by its uclamp limits (util_min /
+util_max from the profile). Only CPUs in the thread's affinity count, and a
+thread with one allowed CPU is never misfit. Sampled on a grid of STEP_NS.
+"""
+import numpy as np
+
+from .affinity import allowed_masks
+from .schedule import running_at
+
+STEP_NS = 1_000_000
+
+
+def fits(util, capacity, max_capacity=1024):
+    return (util * 1280 < capacity * 1024) | (capacity >= max_capacity)
+
+
+def _util_at(pelt, pid, times):
+    rows = pelt[pelt["pid"] == pid]
+    if rows.empty:
+        return np.full(len(times), np.nan)
+    ts = rows["ts"].to_numpy()
+    idx = np.searchsorted(ts, times, side="right") - 1
+    out = np.full(len(times), np.nan)
+    ok = idx >= 0
+    out[ok] = rows["util"].to_numpy()[idx[ok]]
+    return out
+
+
+def _clamp(util, attrs):
+    lo, hi = attrs.get("util_min", 0), attrs.get("util_max", 1024)
+    return np.clip(util, lo, hi)
+
+
+def stuck(run, sl, t0, t1):
+    """{pid: {'stuck_ns', 'longest_stuck_ns', 'reactions_ns': [...]}} over [t0, t1).
+
+    A reaction is the time from the first sample where the thread runs on a
+    CPU it does not fit to the first sample where it runs on one it fits."""
+    times = np.arange(t0, t1, STEP_NS, dtype=np.int64)
+    plat = run.platform
+    caps = np.array([plat.capacity(c) for c in range(plat.ncpus)])
+    top = caps.max()
+    who = running_at(sl, times, plat.ncpus)
+    allowed = allowed_masks(run, times)
+    idle = who == 0
+    pelt = run.tables["pelt_se"].sort_values("ts", kind="stable")
+    tasks = dict(zip(run.threads["pid"], run.threads["task"]))
+    out = {}
+    for pid in sorted(run.pids):
+        util = _clamp(_util_at(pelt, pid, times), run.attrs.get(tasks[pid], {}))
+        on = who == pid
+        running = on.any(axis=1)
+        cpu = np.where(running, on.argmax(axis=1), -1)
+        known = running & ~np.isnan(util)
+        here_fits = np.zeros(len(times), bool)
+        here_fits[known] = fits(util[known], caps[cpu[known]], top)
+        movable = allowed[pid].sum(axis=1) > 1
+        misfit = known & ~here_fits & movable
+        fitting_idle = np.zeros(len(times), bool)
+        for c in range(plat.ncpus):
+            fitting_idle |= idle[:, c] & allowed[pid][:, c] & fits(np.nan_to_num(util), caps[c], top)
+        is_stuck = misfit & fitting_idle
+        out[int(pid)] = {"stuck_ns": int(is_stuck.sum()) * STEP_NS,
+                         "longest_stuck_ns": _longest_run(is_stuck) * STEP_NS,
+                         "misfit_ns": int(misfit.sum()) * STEP_NS,
+                         "reactions_ns": _reactions(misfit, known & here_fits)}
+    return out
+
+
+def _longest_run(flags):
+    best = cur = 0
+    for f in flags:
+        cur = cur + 1 if f else 0
+        best = max(best, cur)
+    return best
+
+
+def _reactions(misfit, fitting):
+    out, start = [], None
+    for i, (m, f) in enumerate(zip(misfit, fitting)):
+        if m and start is None:
+            start = i
+        elif f and start is not None:
+            out.append((i - start) * STEP_NS)
+            start = None
+    return out

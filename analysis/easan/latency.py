@@ -1,0 +1,50 @@
+"""Wakeup-to-run latency from the trace, and rt-app's slack per activation."""
+import numpy as np
+import pandas as pd
+
+PERCENTILES = (50, 95, 99)
+
+
+def wakeup_latencies(run, t0, t1):
+    """DataFrame pid, ts, latency (ns): each wakeup to the thread's next switch-in."""
+    wk = run.tables["wakeup"]
+    wk = wk[wk["kind"].isin(["wakeup", "new"]) & wk["pid"].isin(run.pids)
+            & (wk["ts"] >= t0) & (wk["ts"] <= t1)][["ts", "pid"]]
+    sw = run.tables["switch"]
+    ins = sw[sw["next_pid"].isin(run.pids)][["ts", "next_pid"]].rename(
+        columns={"ts": "run_ts", "next_pid": "pid"})
+    if wk.empty or ins.empty:
+        return pd.DataFrame({"pid": [], "ts": [], "latency": []})
+    merged = pd.merge_asof(wk.sort_values("ts"), ins.sort_values("run_ts"),
+                           left_on="ts", right_on="run_ts", by="pid", direction="forward")
+    merged = merged.dropna(subset=["run_ts"])
+    merged["latency"] = merged["run_ts"].astype(np.int64) - merged["ts"]
+    return merged[["pid", "ts", "latency"]].reset_index(drop=True)
+
+
+def summary(values):
+    """{'n', 'p50', 'p95', 'p99', 'max'} of a series (ns), None when empty."""
+    v = np.asarray(values, dtype=float)
+    if not len(v):
+        return {"n": 0, "p50": None, "p95": None, "p99": None, "max": None}
+    out = {"n": int(len(v)), "max": float(v.max())}
+    for p in PERCENTILES:
+        # "lower": a percentile is a latency that was actually observed.
+        out[f"p{p}"] = float(np.percentile(v, p, method="lower"))
+    return out
+
+
+def slack(run):
+    """{thread: {'activations', 'negative', 'share_negative', 'missed'}} from rt-app logs.
+
+    A negative slack means the activation ended after its period; "missed"
+    counts periods longer than 1.5 x the profile's period (a skipped wakeup)."""
+    out = {}
+    for thread, log in run.logs.items():
+        n = int(len(log))
+        neg = int((log["slack"] < 0).sum()) if n else 0
+        period = log["c_period"].median() if n else 0
+        missed = int((log["period"] > 1.5 * period).sum()) if n and period > 0 else 0
+        out[thread] = {"activations": n, "negative": neg,
+                       "share_negative": (neg / n) if n else 0.0, "missed": missed}
+    return out

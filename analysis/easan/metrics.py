@@ -1,0 +1,57 @@
+"""Every metric of one run, as one JSON-ready dict (the report's metrics.json)."""
+from . import energy, fidelity, fitness, latency, migrations, residency, schedule, verdict
+from . import power_model
+
+
+def compute(run):
+    """(metrics dict, intermediate tables the plots reuse)."""
+    t_end = int(run.meta["last_ts"])
+    all_slices = schedule.slices(run.tables, t_end)
+    t0, t1 = schedule.window(run.tables, run.pids)
+    sl = schedule.clip(all_slices, t0, t1)
+    mig = migrations.table(run, t0, t1)
+    res = residency.per_task(run, sl)
+    work = residency.work(run, res)
+    lat = latency.wakeup_latencies(run, t0, t1)
+    delayed = run.tables["delayed"]
+    delayed = delayed[delayed["pid"].isin(run.pids) & (delayed["ts"] >= t0) & (delayed["ts"] <= t1)]
+
+    tasks = {}
+    for pid, thread, task in zip(run.threads["pid"], run.threads["thread"], run.threads["task"]):
+        pid = int(pid)
+        tasks[str(pid)] = {
+            "task": task, "thread": int(thread),
+            "residency_ns": res[pid],
+            "work_ns": work[pid],
+            "migrations": migrations.counts(mig[mig["pid"] == pid]),
+            "wakeup_latency_ns": latency.summary(lat[lat["pid"] == pid]["latency"]),
+            "delayed_wakeups": int((delayed["pid"] == pid).sum()),
+        }
+    stuck = fitness.stuck(run, sl, t0, t1)
+    for pid, s in stuck.items():
+        tasks[str(pid)]["stuck"] = s
+    speed_rows = fidelity.speeds(run, sl)
+    m = {
+        "run": run.name,
+        "label": run.label,
+        "kernel": run.record.get("kernel"),
+        "profile": run.record.get("profile"),
+        "platform": run.platform.spec,
+        "cmdline": run.record.get("cmdline"),
+        "window_ns": [t0, t1],
+        "trace": {"records": int(run.meta["records"]),
+                  "lost_events": run.record.get("lost_events"),
+                  "missed_events": int(run.meta["missed_events"])},
+        "migrations": migrations.counts(mig),
+        "wakeup_latency_ns": latency.summary(lat["latency"]),
+        "delayed_wakeups": int(len(delayed)),
+        "slack": {str(k): v for k, v in latency.slack(run).items()},
+        "stuck": {str(k): v for k, v in stuck.items()},
+        "outside": residency.outside_share(run, sl),
+        "energy": energy.estimate(run, sl, t0, t1),
+        "power_model": power_model.DESCRIPTION,
+        "fidelity": fidelity.summary(speed_rows, run.platform.ncpus),
+        "tasks": tasks,
+    }
+    m["verdict"] = verdict.judge(m, run.platform.ncpus)
+    return m, {"slices": sl, "migrations": mig, "latency": lat, "speeds": speed_rows}

@@ -1,0 +1,88 @@
+"""A run folder (from `make run`) loaded and checked: every input in one place."""
+import importlib.util
+import json
+import os
+from dataclasses import dataclass, field
+
+from . import em as em_mod
+from . import platform as platform_mod
+from . import rtapp, tables as tables_mod
+from .errors import AnalysisError
+
+TOP = tables_mod.TOP
+
+
+def _profile_module():
+    spec = importlib.util.spec_from_file_location("profile_check", os.path.join(TOP, "guest", "profile.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+@dataclass
+class Run:
+    path: str
+    record: dict
+    platform: platform_mod.Platform
+    em: dict
+    tables: dict
+    threads: object            # DataFrame pid, thread, task
+    logs: dict                 # thread index -> rt-app log DataFrame
+    attrs: dict                # task -> extension keys (util_min, util_max, slice_us)
+    profile: dict
+    meta: dict = field(default_factory=dict)
+
+    @property
+    def name(self):
+        return os.path.basename(os.path.normpath(self.path))
+
+    @property
+    def label(self):
+        """What the run measured, for A/B tables: kernel and setup."""
+        setup = self.record.get("setup") or ""
+        return self.record.get("kernel", "?") + (f" [{setup}]" if setup else "")
+
+    @property
+    def pids(self):
+        return set(self.threads["pid"])
+
+
+def _read_json(path, what):
+    try:
+        with open(path, encoding="utf-8") as f:
+            return json.load(f)
+    except FileNotFoundError as e:
+        raise AnalysisError(f"{path}: missing {what}") from e
+    except (OSError, ValueError) as e:
+        raise AnalysisError(f"{path}: malformed {what} ({e})") from e
+
+
+def load(path):
+    if not os.path.isdir(path):
+        raise AnalysisError(f"{path}: no such run folder")
+    record = _read_json(os.path.join(path, "run.json"), "run record")
+    if record.get("status") != "ok":
+        raise AnalysisError(f"{path}: the run did not complete (status '{record.get('status')}')")
+    platform = (platform_mod.parse(record["platform"]) if record.get("platform")
+                else platform_mod.from_cmdline(record.get("cmdline", "")))
+    em = em_mod.load(path)
+    em_mod.check_against(em, platform, os.path.join(path, "energy_model"))
+
+    profile_path = os.path.join(path, "profile.json")
+    checker = _profile_module()
+    try:
+        profile = checker.load(profile_path)
+    except checker.ProfileError as e:
+        raise AnalysisError(f"{profile_path}: {e}") from e
+    attrs = {}
+    if os.path.exists(os.path.join(path, "guest", "sched-attrs.json")):
+        attrs = _read_json(os.path.join(path, "guest", "sched-attrs.json"), "sched attrs")
+
+    tables = tables_mod.load(tables_mod.extract(path))
+    names = rtapp.thread_names(os.path.join(path, "guest", "rt-app.json"))
+    threads = rtapp.threads(tables["print"], names)
+    if threads.empty:
+        raise AnalysisError(f"{path}: no rt-app thread markers in the trace (was ftrace on?)")
+    return Run(path=path, record=record, platform=platform, em=em, tables=tables,
+               threads=threads, logs=rtapp.read_logs(os.path.join(path, "rt-app")),
+               attrs=attrs, profile=profile, meta=tables_mod.meta(tables))

@@ -1,0 +1,57 @@
+"""Who ran where and when: CPU slices from sched_switch, and the profile's window."""
+import numpy as np
+import pandas as pd
+
+_BEGIN = r"begins loop"
+_END = r"end loop"
+
+
+def slices(tables, t_end):
+    """DataFrame cpu, start, end, pid: pid ran on cpu over [start, end)."""
+    sw = tables["switch"].sort_values(["cpu", "ts"], kind="stable")
+    start = sw["ts"].to_numpy()
+    cpu = sw["cpu"].to_numpy()
+    end = np.empty_like(start)
+    if len(start):
+        end[:-1] = start[1:]
+        end[-1] = t_end
+        last = np.append(cpu[1:] != cpu[:-1], True)
+        end[last] = t_end
+    return pd.DataFrame({"cpu": cpu, "start": start, "end": end,
+                         "pid": sw["next_pid"].to_numpy()})
+
+
+def window(tables, pids):
+    """(t0, t1): from the first loop a profile thread begins to the last it ends."""
+    pr = tables["print"]
+    mine = pr[pr["pid"].isin(pids)]
+    begins = mine[mine["text"].str.contains(_BEGIN, regex=False)]["ts"]
+    ends = mine[mine["text"].str.contains(_END, regex=False)]["ts"]
+    meta = dict(zip(tables["meta"]["key"], tables["meta"]["value"]))
+    t0 = int(begins.min()) if len(begins) else int(meta["first_ts"])
+    t1 = int(ends.max()) if len(ends) else int(meta["last_ts"])
+    return t0, max(t1, t0)
+
+
+def clip(sl, t0, t1):
+    """Slices cut to [t0, t1), empty ones dropped."""
+    out = sl.copy()
+    out["start"] = out["start"].clip(lower=t0, upper=t1)
+    out["end"] = out["end"].clip(lower=t0, upper=t1)
+    return out[out["end"] > out["start"]].reset_index(drop=True)
+
+
+def running_at(sl, times, ncpus):
+    """Array [len(times), ncpus] of the pid running on each CPU at each time (-1: unknown)."""
+    out = np.full((len(times), ncpus), -1, dtype=np.int64)
+    for cpu in range(ncpus):
+        s = sl[sl["cpu"] == cpu]
+        if s.empty:
+            continue
+        starts = s["start"].to_numpy()
+        idx = np.searchsorted(starts, times, side="right") - 1
+        ok = idx >= 0
+        ends = s["end"].to_numpy()
+        ok[ok] &= times[ok] < ends[idx[ok]]
+        out[ok, cpu] = s["pid"].to_numpy()[idx[ok]]
+    return out
