@@ -54,7 +54,7 @@ def oracle_power(platform, task_demands):
     Placements that overcommit a CPU are used only if none fits."""
     groups = tuple((platform.type_of(g[0]), platform.capacity(g[0]), len(g))
                    for g in platform.groups())
-    key = tuple(sorted((round(d) for d in task_demands if d > 0), reverse=True))
+    key = tuple(sorted((round(d, 6) for d in task_demands if d > 0), reverse=True))
     best = _oracle(groups, key, False)
     return best if best != float("inf") else _oracle(groups, key, True)
 

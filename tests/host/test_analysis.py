@@ -1,0 +1,226 @@
+"""The analysis on a synthetic run whose every number was worked out by hand.
+
+Platform e:2:600,p:1:1024: CPUs 0-1 are E-cores (capacity 600), CPU 2 a P-core.
+Profile tasks a (pid 100, thread 0) and b (pid 101, thread 1); the profile's
+window is [1000, 1200) ms (first "begins loop" to the last "end loop").
+
+  CPU0 (E): a 1000-1020, a 1050-1060, b 1120-1150
+  CPU1 (E): kthread 7 990-995 (before the window), a 1071-1081, kthread 7 1130-1132
+  CPU2 (P): kthread 7 990-995, b 1000-1100, a 1160-1190, b 1192-1198
+  moves:    a 0->1 at 1070 wakeup, b 2->0 at 1110 lb_busy,
+            a 1->2 at 1159 active_misfit, b 0->2 at 1191 without a reason
+  wakeups:  a 1049 (runs 1050), a 1068 (1071), b 1118 (1120), a 1156 (1160)
+  util:     a 100 from 1000; b 550 from 1000 (fits the P-core only)
+"""
+import json
+import os
+import subprocess
+
+import pytest
+
+from conftest import run
+from synth import MS, REPORT, Trace, make_run, write_em
+
+E_COSTS, P_COSTS = [104, 105, 106, 107], [130, 131, 132, 133]
+
+
+def scenario(tmp_path, name="run-a", slack_a=(0, 0, -5, 0), pid_b=101):
+    t = Trace()
+    t.run(1, 7, 990, 995)
+    t.run(2, 7, 990, 995)
+    t.mark(1000, 100, "[0] begins loop 0 phase 0 step 0")
+    t.mark(1000, pid_b, "[1] begins loop 0 phase 0 step 0")
+    t.util(1000, 100, 0, 100)
+    t.util(1000, pid_b, 2, 550)
+    t.run(0, 100, 1000, 1020)
+    t.run(2, pid_b, 1000, 1100)
+    t.wakeup(1049, 100, 0)
+    t.run(0, 100, 1050, 1060)
+    t.wakeup(1068, 100, 1)
+    t.migrate(1070, 100, 0, 1, "wakeup")
+    t.run(1, 100, 1071, 1081)
+    t.migrate(1110, pid_b, 2, 0, "lb_busy")
+    t.wakeup(1118, pid_b, 0)
+    t.run(0, pid_b, 1120, 1150)
+    t.run(1, 7, 1130, 1132)
+    t.wakeup(1156, 100, 2)
+    t.migrate(1159, 100, 1, 2, "active_misfit")
+    t.run(2, 100, 1160, 1190)
+    t.migrate(1191, pid_b, 0, 2, "unknown")
+    t.run(2, pid_b, 1192, 1198)
+    t.delayed(1195, 100, 2)
+    t.mark(1200, 100, "[0] end loop 0 phase 0 step 0")
+    # perf/run = 2 loops/us everywhere: a faithful run.
+    logs = {0: [(20000, 10000, 1000, slack_a[0]), (20000, 10000, 1050, slack_a[1]),
+                (20000, 10000, 1071, slack_a[2]), (20000, 10000, 1160, slack_a[3])],
+            1: [(20000, 10000, 1000, 0), (20000, 10000, 1120, 0)]}
+    d = make_run(str(tmp_path / name), t, {"a": 1, "b": 1}, "e:2:600,p:1:1024", logs,
+                 comms={7: "kworker", 100: "a", pid_b: "b"})
+    write_em(d, [(600, E_COSTS), (600, E_COSTS), (1024, P_COSTS)])
+    return d
+
+
+@pytest.fixture(name="metrics")
+def fixture_metrics(tmp_path):
+    d = scenario(tmp_path)
+    r = run([REPORT, d], timeout=120)
+    assert r.returncode == 0, r.stderr
+    with open(os.path.join(d, "analysis", "report", "metrics.json"), encoding="utf-8") as f:
+        return json.load(f)["runs"][0]
+
+
+def test_window_and_threads(metrics):
+    assert metrics["window_ns"] == [1000 * MS, 1200 * MS]
+    assert {t["task"] for t in metrics["tasks"].values()} == {"a", "b"}
+
+
+def test_migrations_by_direction_and_cause(metrics):
+    m = metrics["migrations"]
+    assert (m["total"], m["same"], m["up"], m["down"]) == (4, 1, 2, 1)
+    assert m["by_cause"] == {"wakeup": 1, "load_balance": 1, "misfit": 1, "unknown": 1}
+    assert m["by_reason"] == {"active_misfit": 1, "lb_busy": 1, "unknown": 1, "wakeup": 1}
+    a = metrics["tasks"]["100"]["migrations"]
+    assert (a["same"], a["up"], a["down"]) == (1, 1, 0)
+
+
+def test_residency(metrics):
+    a, b = metrics["tasks"]["100"]["residency_ns"], metrics["tasks"]["101"]["residency_ns"]
+    assert a["cpu"] == {"0": 30 * MS, "1": 10 * MS, "2": 30 * MS}
+    assert a["type"] == {"e": 40 * MS, "p": 30 * MS}
+    assert b["type"] == {"p": 106 * MS, "e": 30 * MS}
+    # Work in capacity-1024 ns: b did 106 ms on the P-core and 30 x 600/1024 on an E-core.
+    assert metrics["tasks"]["101"]["work_ns"] == pytest.approx(106 * MS + 30 * MS * 600 / 1024)
+
+
+def test_outside_share(metrics):
+    # kthread 7 ran 2 ms inside the window; profile threads 70 + 136 ms.
+    assert metrics["outside"]["outside_ns"] == 2 * MS
+    assert metrics["outside"]["share"] == pytest.approx(2 / 208)
+
+
+def test_wakeup_latency_percentiles(metrics):
+    # Latencies 1, 3, 2, 4 ms; "lower" percentiles: p50 = 2, p95 = p99 = 3, max 4.
+    lat = metrics["wakeup_latency_ns"]
+    assert (lat["n"], lat["p50"], lat["p95"], lat["p99"], lat["max"]) == (4, 2 * MS, 3 * MS, 3 * MS, 4 * MS)
+    assert metrics["tasks"]["101"]["wakeup_latency_ns"]["max"] == 2 * MS
+
+
+def test_delayed_wakeups_counted(metrics):
+    assert metrics["delayed_wakeups"] == 1
+    assert metrics["tasks"]["100"]["delayed_wakeups"] == 1
+
+
+def test_stuck_and_reaction(metrics):
+    # b (util 550 fits only the P-core) runs on E-core CPU0 1120-1150 while CPU2 idles
+    # (1100-1160): 30 ms stuck; it next runs on the P-core at 1192: reaction 72 ms.
+    b = metrics["tasks"]["101"]["stuck"]
+    assert (b["stuck_ns"], b["longest_stuck_ns"], b["misfit_ns"]) == (30 * MS, 30 * MS, 30 * MS)
+    assert b["reactions_ns"] == [72 * MS]
+    assert metrics["tasks"]["100"]["stuck"]["stuck_ns"] == 0
+
+
+def test_energy_and_oracle(metrics):
+    # Buckets [1000, 1100) and [1100, 1200), power in mW (see power_model):
+    #   P_E(0.4) = 1100 x 600/1024 x 0.4 x 0.76^2 = 148.9125; P_E(0.6) = 272.86875
+    #   P_E(0.8) = 436.425; P_P(0.4) = 462.08; P_P(1.0) = 2000
+    # as placed: 1: CPU0 307.2 -> 0.85333 x P_E(0.6) = 232.848; CPU1 102.4 -> 0.42667 x P_E(0.4)
+    #               = 63.536; CPU2 1024 -> 2000; sum 2296.384
+    #            2: CPU0 307.2 -> 232.848; CPU2 368.64 -> 0.9 x P_P(0.4) = 415.872; sum 648.72
+    # oracle:    1: b 1024 must take the P-core, a 409.6 on an E-core: 0.85333 x P_E(0.8)
+    #               = 372.416; sum 2372.416
+    #            2: a 307.2 and b 368.64 on two E-cores: 232.848 + 0.768 x P_E(0.8) = 568.0224
+    e = metrics["energy"]
+    assert e["estimated_mj"] == pytest.approx((2296.384 + 648.72) * 0.1, rel=1e-6)
+    assert e["oracle_mj"] == pytest.approx((2372.416 + 568.0224) * 0.1, rel=1e-6)
+    assert e["ratio"] == pytest.approx(294.5104 / 294.04384, rel=1e-6)
+    assert e["buckets"] == 2
+
+
+def test_slack_fidelity_and_verdict(metrics):
+    assert metrics["slack"]["0"] == {"activations": 4, "negative": 1, "share_negative": 0.25, "missed": 0}
+    assert metrics["fidelity"]["distorted"] is False
+    assert metrics["fidelity"]["per_cpu"] == {"0": 2.0, "1": 2.0, "2": 2.0}
+    v = metrics["verdict"]
+    assert v["verdict"] == "fail"
+    assert [c["name"] for c in v["checks"] if not c["ok"]] == ["slack"]
+
+
+def test_verdict_passes_without_negative_slack(tmp_path):
+    d = scenario(tmp_path, slack_a=(0, 0, 0, 0))
+    assert run([REPORT, d], timeout=120).returncode == 0
+    with open(os.path.join(d, "analysis", "report", "metrics.json"), encoding="utf-8") as f:
+        assert json.load(f)["runs"][0]["verdict"]["verdict"] == "pass"
+
+
+def test_ab_table_with_confidence_interval(tmp_path):
+    a = [scenario(tmp_path, f"a{i}") for i in range(2)]
+    b = [scenario(tmp_path, f"b{i}", slack_a=(0, 0, 0, 0)) for i in range(2)]
+    out = tmp_path / "ab"
+    r = run([REPORT, "-o", str(out), *a, "--vs", *b], timeout=180)
+    assert r.returncode == 0, r.stderr
+    assert "B - A" in r.stdout and "migrations: misfit" in r.stdout
+    with open(out / "comparison.json", encoding="utf-8") as f:
+        rows = {row["name"]: row for row in json.load(f)["rows"]}
+    # Identical runs: delta 0 and a zero-width interval from two repetitions.
+    assert rows["migrations"]["a"] == 4 and rows["migrations"]["delta"] == 0
+    assert rows["migrations"]["delta_ci"] == 0
+    for name in ("report.html", "report.md", "metrics.json", "causes.png", "energy.png",
+                 "latency.png", "run0-timeline.png"):
+        assert (out / name).stat().st_size > 0
+
+
+def test_perfetto_export(tmp_path):
+    d = scenario(tmp_path)
+    r = run([REPORT, "--perfetto", d], timeout=120)
+    assert r.returncode == 0, r.stderr
+    with open(os.path.join(d, "analysis", "report", "run0-perfetto.json"), encoding="utf-8") as f:
+        events = json.load(f)["traceEvents"]
+    slices = [e for e in events if e["ph"] == "X"]
+    # a ran 4 times, b 3 times inside the window.
+    assert sorted(e["name"] for e in slices).count("a [0]") == 4
+    assert [e["name"] for e in events if e["ph"] == "i"].count("migrate misfit") == 1
+
+
+@pytest.mark.parametrize("breakage, message", [
+    ("missing", "no such run folder"),
+    ("empty-trace", "empty file"),
+    ("garbage-trace", "not a readable trace-cmd file"),
+    ("em-mismatch", "tops at performance 1024 in the EM, but its capacity is 600"),
+    ("em-missing-cpu", "no perf domain for CPU(s) [2]"),
+    ("bad-profile", "tasks.a: unknown key 'peroid'"),
+    ("bad-run-json", "malformed run record"),
+    ("timed-out", "did not complete (status 'timeout')"),
+])
+def test_bad_input_is_one_clear_line(tmp_path, breakage, message):
+    d = scenario(tmp_path)
+    if breakage == "missing":
+        d = str(tmp_path / "nope")
+    elif breakage in ("empty-trace", "garbage-trace"):
+        with open(os.path.join(d, "trace.dat"), "wb") as f:
+            f.write(b"" if breakage == "empty-trace" else b"\x17\x08\x44tracing6" + b"\0" * 64)
+    elif breakage == "em-mismatch":
+        with open(os.path.join(d, "energy_model", "cpu2", "cpus"), "w", encoding="utf-8") as f:
+            f.write("1\n")
+        os.rename(os.path.join(d, "energy_model", "cpu1"), os.path.join(d, "energy_model", "old"))
+        subprocess.run(["rm", "-rf", os.path.join(d, "energy_model", "old")], check=True)
+    elif breakage == "em-missing-cpu":
+        subprocess.run(["rm", "-rf", os.path.join(d, "energy_model", "cpu2")], check=True)
+    elif breakage == "bad-profile":
+        with open(os.path.join(d, "profile.json"), encoding="utf-8") as f:
+            prof = json.load(f)
+        prof["tasks"]["a"]["peroid"] = 3
+        with open(os.path.join(d, "profile.json"), "w", encoding="utf-8") as f:
+            json.dump(prof, f)
+    elif breakage == "bad-run-json":
+        with open(os.path.join(d, "run.json"), "w", encoding="utf-8") as f:
+            f.write("{")
+    elif breakage == "timed-out":
+        with open(os.path.join(d, "run.json"), "w", encoding="utf-8") as f:
+            json.dump({"status": "timeout"}, f)
+    out = tmp_path / "out"
+    r = run([REPORT, "-o", str(out), d], timeout=120)
+    assert r.returncode == 1
+    lines = r.stderr.strip().splitlines()
+    assert lines[-1].startswith("report: error: ") and message in lines[-1], r.stderr
+    assert len([l for l in lines if "error" in l]) == 1
+    assert not out.exists(), "a failed report must leave nothing behind"
