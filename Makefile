@@ -8,7 +8,7 @@ BUILD := $(CURDIR)/build
 KERNEL ?= patched
 KCONFIG ?= default
 PROFILE ?= rt-app-profiles/smoke.json
-DEMO_PROFILE ?= rt-app-profiles/smoke.json
+DEMO_PROFILE ?= rt-app-profiles/big-small-mix.json
 export CPUS CMDLINE TIMEOUT MEM ACCEL SETUP PLATFORM
 
 READER := $(BUILD)/analysis/eas-trace-reader
@@ -21,7 +21,7 @@ VS ?=
 all: help
 
 help:
-	@echo "make demo                 install, build both kernels, run $(DEMO_PROFILE) on each"
+	@echo "make demo                 install, build both kernels, run $(DEMO_PROFILE) on each, A/B report"
 	@echo "make check                every test (host and guest)"
 	@echo "make run PROFILE=F [KERNEL=base|patched] [KCONFIG=default|debug] [CPUS=n] [CMDLINE=...]"
 	@echo "make kernel [KERNEL=..] [KCONFIG=..], make kernels, make initramfs, make deps"
@@ -70,7 +70,7 @@ check: check-host check-guest check-debug
 check-host: deps $(READER)
 	@$(PYTHON) -m pytest -q -p no:cacheprovider tests/host
 
-check-guest: kernels initramfs
+check-guest: kernels initramfs $(READER)
 	@$(PYTHON) -m pytest -q -p no:cacheprovider tests/guest
 
 # The debug kernel: a profile and the cpufreq mode switches, no splat allowed.

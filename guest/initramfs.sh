@@ -11,6 +11,15 @@ ROOT=$BUILD/initramfs
 BINS=(/bin/busybox /usr/bin/rt-app /usr/bin/trace-cmd)
 HELPERS=()
 for h in "$BUILD"/guest-bin/*; do [ -x "$h" ] && HELPERS+=("$h"); done
+# LD_PRELOAD shim that applies a profile's uclamp/slice keys (see the source).
+SHIM_SRC=$TOP/guest/helpers/eas-sched-attrs.c
+SHIM=$BUILD/guest-lib/eas-sched-attrs.so
+if [ ! -f "$SHIM" ] || [ "$SHIM_SRC" -nt "$SHIM" ]; then
+	mkdir -p "$(dirname "$SHIM")"
+	gcc -O2 -Wall -Wextra -Werror -shared -fPIC -o "$SHIM.new" "$SHIM_SRC" -ldl ||
+		die "building $SHIM failed"
+	mv "$SHIM.new" "$SHIM"
+fi
 
 for b in "${BINS[@]}"; do
 	[ -x "$b" ] || die "$b not found (run 'make deps')"
@@ -18,7 +27,7 @@ done
 [ "$(file -b "${BINS[0]}" | grep -c 'statically linked')" = 1 ] ||
 	die "/bin/busybox is not static (install busybox-static: 'make deps')"
 
-stamp=$(sha_of_files "$TOP/guest/init" "$0" "${BINS[@]}" "${HELPERS[@]}")
+stamp=$(sha_of_files "$TOP/guest/init" "$0" "${BINS[@]}" "${HELPERS[@]}" "$SHIM")
 if [ -f "$OUT" ] && [ "$(cat "$OUT.stamp" 2>/dev/null)" = "$stamp" ]; then
 	exit 0
 fi
@@ -47,6 +56,8 @@ done
 while read -r lib; do
 	[ -n "$lib" ] && copy_in "$lib"
 done < <(libs "${BINS[@]:1}" "${HELPERS[@]}")
+mkdir -p "$ROOT/usr/lib/eas"
+cp "$SHIM" "$ROOT/usr/lib/eas/"
 # Also the lib64 path the program interpreter is linked with.
 copy_in /lib64/ld-linux-x86-64.so.2
 install -m 0755 "$TOP/guest/init" "$ROOT/init"

@@ -9,7 +9,7 @@ project's extension keys, and names the file and the key of the first problem.
   profile.py prepare FILE OUTDIR    validate, then write OUTDIR/rt-app.json (what rt-app
                                     reads, extension keys removed, logs sent to the
                                     guest's log directory), OUTDIR/sched-attrs.json
-                                    (the extension keys per task) and
+                                    and .txt (the extension keys per task) and
                                     OUTDIR/task-names.txt (the task keys)
 """
 import json
@@ -39,7 +39,7 @@ INT_EVENTS = {"run", "runtime", "sleep", "mem", "iorun"}
 STR_EVENTS = {"lock", "unlock", "signal", "broad", "barrier", "suspend", "resume"}
 # Guest paths: rt-app logs go to tmpfs and are copied to the share afterwards.
 GUEST_LOGDIR = "/tmp/rt-app-logs"
-LOG_BUFFER_KB = 1024
+LOG_BUFFER_MB = 4
 LOG_BASENAME = "rt-app"
 
 
@@ -196,9 +196,9 @@ def prepare(prof):
     glob["log_basename"] = LOG_BASENAME
     glob["ftrace"] = True
     # rt-app 1.0 loses the rows of "file" and "auto" logs (the stdio buffer is
-    # never flushed when the run ends); an in-memory buffer, in kB, is written
-    # out at exit. 1 MiB holds ~10000 rows per thread.
-    glob["log_size"] = LOG_BUFFER_KB
+    # never flushed when the run ends); an in-memory buffer, in MB, is written
+    # out at exit. 4 MB holds ~40000 rows per thread.
+    glob["log_size"] = LOG_BUFFER_MB
     return prof, attrs
 
 
@@ -222,6 +222,11 @@ def main(argv):
             json.dump(rtapp, f, indent=1)
         with open(f"{argv[3]}/sched-attrs.json", "w", encoding="utf-8") as f:
             json.dump(attrs, f, indent=1)
+        # The same for the guest's LD_PRELOAD shim (busy box has no JSON parser):
+        # "NAME UTIL_MIN UTIL_MAX SLICE_US", -1 where the profile says nothing.
+        with open(f"{argv[3]}/sched-attrs.txt", "w", encoding="utf-8") as f:
+            f.write("".join(f"{name} {a.get('util_min', -1)} {a.get('util_max', -1)} "
+                            f"{a.get('slice_us', -1)}\n" for name, a in attrs.items()))
         # rt-app names each thread after its task key: the guest filters the
         # per-task trace events on these names.
         with open(f"{argv[3]}/task-names.txt", "w", encoding="utf-8") as f:

@@ -5,13 +5,15 @@ r ns asks for r / bucket x 1024 capacity units (rt-app's work is calibrated on
 a capacity-1024 CPU). The run's estimate puts each thread's demand on the
 CPUs it actually ran on; the oracle places every thread on one CPU so that
 the total power (power_model) is smallest, brute force over placements with
-interchangeable CPUs collapsed. Both are summed over the buckets.
+interchangeable CPUs collapsed and each thread's affinity respected. Both
+are summed over the buckets.
 """
 import functools
 
 import numpy as np
 
 from . import power_model
+from .affinity import allowed_masks
 
 BUCKET_NS = 100_000_000
 
@@ -48,27 +50,43 @@ def actual_power(platform, runtime, length):
     return total, over
 
 
-def oracle_power(platform, task_demands):
+def oracle_power(platform, task_demands, allowed=None):
     """Smallest total mW over placements of the demands (capacity units), one CPU each.
 
+    allowed[i] is the set of CPUs task i may use (default: all). CPUs with the
+    same type, capacity and membership in every allowed set are interchangeable.
     Placements that overcommit a CPU are used only if none fits."""
-    groups = tuple((platform.type_of(g[0]), platform.capacity(g[0]), len(g))
-                   for g in platform.groups())
-    key = tuple(sorted((round(d, 6) for d in task_demands if d > 0), reverse=True))
-    best = _oracle(groups, key, False)
-    return best if best != float("inf") else _oracle(groups, key, True)
+    n = platform.ncpus
+    allowed = allowed or [frozenset(range(n))] * len(task_demands)
+    tasks = sorted(((round(d, 6), frozenset(a)) for d, a in zip(task_demands, allowed) if d > 0),
+                   key=lambda t: (-t[0], sorted(t[1])))
+    sig = {}
+    for c in platform.cpus:
+        key = (c.type, c.capacity, tuple(c.cpu in a for _, a in tasks))
+        sig.setdefault(key, []).append(c.cpu)
+    groups = tuple((k[0], k[1], len(cpus)) for k, cpus in sig.items())
+    may = tuple(tuple(cpus[0] in a for cpus in sig.values()) for _, a in tasks)
+    demands = tuple(d for d, _ in tasks)
+    best = _oracle(groups, demands, may, False)
+    return best if best != float("inf") else _oracle(groups, demands, may, True)
 
 
 @functools.lru_cache(maxsize=4096)
-def _oracle(groups, demands, allow_over):
+def _oracle(groups, demands, may, allow_over):
     # loads[g] holds the demand placed on the used CPUs of group g, in order;
     # a task may join a used CPU or open the group's next one (symmetry).
-    best = [float("inf")]
+    # Costs are (demand beyond capacity, mW): when nothing fits, the oracle
+    # first overcommits as little as it can, then saves energy.
+    best = [(float("inf"), float("inf"))]
 
-    def power(g, load):
+    def cost_of(g, load):
+        if not load:
+            return 0.0, 0.0
         kind, cap, _ = groups[g]
         mw, over = power_model.cpu_power(kind, cap, load)
-        return float("inf") if over and not allow_over else mw
+        if over and not allow_over:
+            return float("inf"), float("inf")
+        return max(load - cap, 0.0), mw
 
     def walk(i, loads, cost):
         if cost >= best[0]:
@@ -78,24 +96,30 @@ def _oracle(groups, demands, allow_over):
             return
         d = demands[i]
         for g, (_, _, count) in enumerate(groups):
+            if not may[i][g]:
+                continue
             used = loads[g]
             for j in range(min(len(used) + 1, count)):
                 old = used[j] if j < len(used) else 0.0
-                delta = power(g, old + d) - (power(g, old) if old else 0.0)
+                before, after = cost_of(g, old), cost_of(g, old + d)
                 new = list(used)
                 if j < len(used):
                     new[j] = old + d
                 else:
                     new.append(d)
-                walk(i + 1, loads[:g] + (tuple(new),) + loads[g + 1:], cost + delta)
+                walk(i + 1, loads[:g] + (tuple(new),) + loads[g + 1:],
+                     (cost[0] + after[0] - before[0], cost[1] + after[1] - before[1]))
 
-    walk(0, tuple(() for _ in groups), 0.0)
-    return best[0]
+    walk(0, tuple(() for _ in groups), (0.0, 0.0))
+    return best[0][1]
 
 
 def estimate(run, sl, t0, t1, bucket_ns=BUCKET_NS):
     """{'estimated_mj', 'oracle_mj', 'ratio', 'overcommitted_buckets', 'buckets'}."""
     by_bucket = demands(sl, run.pids, t0, t1, bucket_ns)
+    # The oracle respects each thread's affinity at the bucket's middle.
+    times = np.arange(t0, t1 + 1, bucket_ns // 10, dtype=np.int64)
+    masks = allowed_masks(run, times)
     est = orc = 0.0
     over = 0
     rows = []
@@ -108,7 +132,9 @@ def estimate(run, sl, t0, t1, bucket_ns=BUCKET_NS):
         per_task = {}
         for (pid, _), ns in runtime.items():
             per_task[pid] = per_task.get(pid, 0) + ns / length * 1024
-        omw = oracle_power(run.platform, list(per_task.values()))
+        mid = np.searchsorted(times, t0 + b * bucket_ns + length // 2, side="right") - 1
+        allowed = [frozenset(np.flatnonzero(masks[pid][max(mid, 0)])) for pid in per_task]
+        omw = oracle_power(run.platform, list(per_task.values()), allowed)
         est += mw * length / 1e9
         orc += omw * length / 1e9
         over += bool(o)

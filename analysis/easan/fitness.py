@@ -1,10 +1,13 @@
-"""Misfit placement: time a thread ran where it did not fit while a fitting CPU idled.
+"""Stuck threads: time a thread ran where it did not fit, or waited to run, while a
+CPU that fits it sat idle.
 
 A thread fits a CPU as the kernel judges it (fits_capacity(): util x 1.25 <
 capacity; any thread fits the biggest CPUs, as update_misfit_status() has it),
 on its PELT util from eas_pelt_se, clamped by its uclamp limits (util_min /
 util_max from the profile). Only CPUs in the thread's affinity count, and a
-thread with one allowed CPU is never misfit. Sampled on a grid of STEP_NS.
+thread with one allowed CPU is never misfit. A thread waits from a wakeup or
+a preemption (sched_switch prev_state R or R+) to its next switch-in. Sampled
+on a grid of STEP_NS.
 """
 import numpy as np
 
@@ -12,6 +15,9 @@ from .affinity import allowed_masks
 from .schedule import running_at
 
 STEP_NS = 1_000_000
+# sched_switch prev_state of a task that stays runnable: TASK_RUNNING, or
+# TASK_REPORT_MAX, which the event reports for a preempted task.
+RUNNABLE_STATES = (0, 0x100)
 
 
 def fits(util, capacity, max_capacity=1024):
@@ -30,13 +36,39 @@ def _util_at(pelt, pid, times):
     return out
 
 
+def waiting_intervals(tables, pid):
+    """[(start, end)] ns where pid was runnable but not running."""
+    wk = tables["wakeup"]
+    sw = tables["switch"]
+    starts = list(wk[(wk["pid"] == pid) & wk["kind"].isin(["wakeup", "new"])]["ts"])
+    starts += list(sw[(sw["prev_pid"] == pid) & sw["prev_state"].isin(RUNNABLE_STATES)]["ts"])
+    ins = sorted(sw[sw["next_pid"] == pid]["ts"])
+    events = sorted([(t, 1) for t in starts] + [(t, 0) for t in ins])
+    out, since = [], None
+    for t, kind in events:
+        if kind and since is None:
+            since = t
+        elif not kind and since is not None:
+            out.append((since, t))
+            since = None
+    return out
+
+
+def _inside(times, intervals):
+    mask = np.zeros(len(times), bool)
+    for a, b in intervals:
+        mask[np.searchsorted(times, a):np.searchsorted(times, b)] = True
+    return mask
+
+
 def _clamp(util, attrs):
     lo, hi = attrs.get("util_min", 0), attrs.get("util_max", 1024)
     return np.clip(util, lo, hi)
 
 
 def stuck(run, sl, t0, t1):
-    """{pid: {'stuck_ns', 'longest_stuck_ns', 'reactions_ns': [...]}} over [t0, t1).
+    """{pid: {'stuck_ns', 'longest_stuck_ns', 'misfit_ns', 'misfit_stuck_ns',
+    'waiting_stuck_ns', 'reactions_ns': [...]}} over [t0, t1).
 
     A reaction is the time from the first sample where the thread runs on a
     CPU it does not fit to the first sample where it runs on one it fits."""
@@ -63,10 +95,13 @@ def stuck(run, sl, t0, t1):
         fitting_idle = np.zeros(len(times), bool)
         for c in range(plat.ncpus):
             fitting_idle |= idle[:, c] & allowed[pid][:, c] & fits(np.nan_to_num(util), caps[c], top)
-        is_stuck = misfit & fitting_idle
+        waiting = _inside(times, waiting_intervals(run.tables, pid)) & ~running
+        is_stuck = (misfit | waiting) & fitting_idle
         out[int(pid)] = {"stuck_ns": int(is_stuck.sum()) * STEP_NS,
                          "longest_stuck_ns": _longest_run(is_stuck) * STEP_NS,
                          "misfit_ns": int(misfit.sum()) * STEP_NS,
+                         "misfit_stuck_ns": int((misfit & fitting_idle).sum()) * STEP_NS,
+                         "waiting_stuck_ns": int((waiting & fitting_idle).sum()) * STEP_NS,
                          "reactions_ns": _reactions(misfit, known & here_fits)}
     return out
 

@@ -52,7 +52,35 @@ children() { times > /tmp/times; awk 'NR == 2 { gsub(/[ms]/, " "); printf "%d\n"
 mkdir -p /tmp/rt-app-logs
 busy0=$(busy)
 children > /tmp/ch0
-rt-app "$job/rt-app.json" > "$out/rt-app.stdout" 2>&1
+# A profile's util_min/util_max/slice_us keys: the shim applies them in each
+# thread as rt-app names it, before its first event.
+if [ -s "$job/sched-attrs.txt" ]; then
+	shim=/usr/lib/eas/eas-sched-attrs.so
+	# Without the shim rt-app would run with the keys silently ignored.
+	[ -f "$shim" ] || { echo "$shim missing from the initramfs (run 'make initramfs')" >&2; exit 1; }
+	# Evidence that the attributes stay in force: the kernel's view of those
+	# threads one second after they appear (rt-app creates them late).
+	# Shell builtins only in the loop: a process per thread is slow under TCG.
+	names=" $(awk '{ printf "%s ", $1 }' "$job/sched-attrs.txt")"
+	snapshot() {
+		for t in /proc/[0-9]*/task/[0-9]*; do
+			read -r name < "$t/comm" 2>/dev/null || continue
+			case "$names" in *" $name "*) ;; *) continue ;; esac
+			echo "== $name ${t##*/}"
+			grep -E '^(uclamp|effective uclamp|se\.slice)' "$t/sched"
+		done
+	}
+	(
+		i=0
+		while [ $i -lt 60 ] && [ -z "$(snapshot)" ]; do sleep 1; i=$((i + 1)); done
+		sleep 1
+		snapshot > "$out/proc-sched.txt"
+	) &
+	LD_PRELOAD=$shim EAS_SCHED_ATTRS="$job/sched-attrs.txt" \
+		rt-app "$job/rt-app.json" > "$out/rt-app.stdout" 2>&1
+else
+	rt-app "$job/rt-app.json" > "$out/rt-app.stdout" 2>&1
+fi
 rtapp_rc=$?
 children > /tmp/ch1
 busy1=$(busy)

@@ -111,12 +111,17 @@ def test_delayed_wakeups_counted(metrics):
 
 
 def test_stuck_and_reaction(metrics):
-    # b (util 550 fits only the P-core) runs on E-core CPU0 1120-1150 while CPU2 idles
-    # (1100-1160): 30 ms stuck; it next runs on the P-core at 1192: reaction 72 ms.
+    # b (util 550 fits only the P-core) waits 1118-1120 and runs on E-core CPU0
+    # 1120-1150 while CPU2 idles (1100-1160): 2 + 30 ms stuck in one stretch; it next
+    # runs on the P-core at 1192: reaction 72 ms.
     b = metrics["tasks"]["101"]["stuck"]
-    assert (b["stuck_ns"], b["longest_stuck_ns"], b["misfit_ns"]) == (30 * MS, 30 * MS, 30 * MS)
+    assert (b["stuck_ns"], b["longest_stuck_ns"]) == (32 * MS, 32 * MS)
+    assert (b["misfit_ns"], b["misfit_stuck_ns"], b["waiting_stuck_ns"]) == (30 * MS, 30 * MS, 2 * MS)
     assert b["reactions_ns"] == [72 * MS]
-    assert metrics["tasks"]["100"]["stuck"]["stuck_ns"] == 0
+    # a (util 100 fits anywhere) only waits, 1 + 3 + 4 ms after its wakeups, each
+    # time with an E-core idle.
+    a = metrics["tasks"]["100"]["stuck"]
+    assert (a["stuck_ns"], a["longest_stuck_ns"], a["waiting_stuck_ns"]) == (8 * MS, 4 * MS, 8 * MS)
 
 
 def test_energy_and_oracle(metrics):

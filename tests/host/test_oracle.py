@@ -1,0 +1,42 @@
+"""The oracle's placement rules, on hand-computed cases (platform e:2:600,p:1:1024)."""
+import os
+import sys
+
+import pytest
+
+from conftest import TOP
+
+sys.path.insert(0, os.path.join(TOP, "analysis"))
+from easan import energy, platform, power_model  # noqa: E402
+
+PLAT = platform.parse("e:2:600,p:1:1024")
+
+
+def test_power_model_points():
+    # 1100 x 600/1024 x 0.6 x 0.84^2 and 2000 x 0.4 x 0.76^2
+    assert power_model.opp_power("e", 600, 0.6) == pytest.approx(272.86875)
+    assert power_model.opp_power("p", 1024, 0.4) == pytest.approx(462.08)
+    # 300 units on an E-core: the 360 point, busy 5/6 of the time.
+    assert power_model.cpu_power("e", 600, 300) == (pytest.approx(227.390625), False)
+    # Overcommitted: full speed for 1024/600 of the time.
+    assert power_model.cpu_power("e", 600, 1024) == (pytest.approx(1100.0), True)
+
+
+def test_small_task_goes_to_an_e_core():
+    assert energy.oracle_power(PLAT, [300]) == pytest.approx(227.390625)
+
+
+def test_affinity_is_respected():
+    # Allowed on the P-core only: 300 / 409.6 busy at 462.08 mW.
+    assert energy.oracle_power(PLAT, [300], [frozenset({2})]) == pytest.approx(338.4375)
+
+
+def test_two_small_tasks_spread_over_e_cores():
+    # Together (600) they would need the E-core's top point; apart each uses 360.
+    assert energy.oracle_power(PLAT, [300, 300]) == pytest.approx(2 * 227.390625)
+
+
+def test_nothing_fits_overcommits_least():
+    # Three hogs, one P-core: one on the P-core, one on each E-core (least excess),
+    # not all three on the cheap E-cores.
+    assert energy.oracle_power(PLAT, [1024, 1024, 1024]) == pytest.approx(2000 + 2 * 1100)
