@@ -16,7 +16,7 @@ RUNS ?=
 VS ?=
 
 .PHONY: all deps kernel kernels initramfs run demo check check-host check-guest \
-	check-debug debug-check clean help analysis report
+	check-debug debug-check clean help analysis report bench-analysis experiments
 
 all: help
 
@@ -26,6 +26,8 @@ help:
 	@echo "make run PROFILE=F [KERNEL=base|patched] [KCONFIG=default|debug] [CPUS=n] [CMDLINE=...]"
 	@echo "make kernel [KERNEL=..] [KCONFIG=..], make kernels, make initramfs, make deps"
 	@echo "make report RUNS='dir...' [VS='dir...']  report.html/md + metrics.json (A/B with VS)"
+	@echo "make bench-analysis       analysis speed vs trace-cmd report on a 1 M-event trace"
+	@echo "make experiments [EXPERIMENTS=name] [REPS=n]  repeated A/B runs (layouts)"
 	@echo "make debug-check          every profile on the debug (lockdep) kernel"
 	@echo "make clean                remove build/ (the ccache stays)"
 
@@ -50,6 +52,14 @@ $(READER): analysis/reader/eas-trace-reader.c | deps
 report: $(READER)
 	@test -n "$(RUNS)" || { echo "usage: make report RUNS='build/runs/A ...' [VS='build/runs/B ...']" >&2; exit 2; }
 	@analysis/report $(RUNS) $(if $(VS),--vs $(VS))
+
+# Not a test: the analysis of a >= 1 M-event trace vs trace-cmd report, as a ratio.
+bench-analysis: kernels initramfs $(READER)
+	@analysis/bench.py
+
+# Repeated A/B runs (the energy-model layouts' behaviour); REPS=n, default 3.
+experiments: kernels initramfs $(READER)
+	@guest/experiments.sh $(EXPERIMENTS)
 
 initramfs: deps
 	@guest/initramfs.sh

@@ -94,13 +94,15 @@ def _html(md_lines):
            f"</head><body>{''.join(body)}</body></html>\n"
 
 
-def write(out_dir, runs, results, group_b=None, results_b=None, perfetto_export=False, progress=print):
+def write(out_dir, runs, results, group_b=None, results_b=None, perfetto_export=False, progress=print,
+          plots_on=True):
     """Write the report into out_dir atomically: a failed run leaves nothing behind."""
     parent = os.path.dirname(os.path.abspath(out_dir))
     os.makedirs(parent, exist_ok=True)
     tmp = tempfile.mkdtemp(prefix=".report-", dir=parent)
     try:
-        md = _build(tmp, runs, results, group_b or [], results_b or [], perfetto_export, progress)
+        md = _build(tmp, runs, results, group_b or [], results_b or [], perfetto_export, progress,
+                    plots_on)
         with open(os.path.join(tmp, "report.md"), "w", encoding="utf-8") as f:
             f.write("\n".join(md) + "\n")
         with open(os.path.join(tmp, "report.html"), "w", encoding="utf-8") as f:
@@ -112,7 +114,7 @@ def write(out_dir, runs, results, group_b=None, results_b=None, perfetto_export=
     return out_dir
 
 
-def _build(tmp, runs_a, res_a, runs_b, res_b, perfetto_export, progress):
+def _build(tmp, runs_a, res_a, runs_b, res_b, perfetto_export, progress, plots_on):
     all_runs = list(zip(runs_a, res_a)) + list(zip(runs_b, res_b))
     metrics = [m for _, (m, _) in all_runs]
     md = ["# EAS run report", "",
@@ -131,22 +133,24 @@ def _build(tmp, runs_a, res_a, runs_b, res_b, perfetto_export, progress):
         with open(os.path.join(tmp, "comparison.json"), "w", encoding="utf-8") as f:
             json.dump({"a": la, "b": lb, "rows": rows}, f, indent=1,
                       default=lambda x: None if isinstance(x, float) and math.isnan(x) else x)
-    progress("plotting the summary figures")
-    plots.causes(metrics, os.path.join(tmp, "causes.png"))
-    plots.energy(metrics, os.path.join(tmp, "energy.png"))
-    plots.latency_cdf([(f"{m['label']} {m['run'][-17:]}", e["latency"]["latency"]) for _, (m, e) in all_runs],
-                      os.path.join(tmp, "latency.png"))
-    md += ["![migrations by cause](causes.png)", "", "![energy vs oracle](energy.png)", "",
-           "![wakeup latency](latency.png)", ""]
+    if plots_on:
+        progress("plotting the summary figures")
+        plots.causes(metrics, os.path.join(tmp, "causes.png"))
+        plots.energy(metrics, os.path.join(tmp, "energy.png"))
+        plots.latency_cdf([(f"{m['label']} {m['run'][-17:]}", e["latency"]["latency"])
+                           for _, (m, e) in all_runs], os.path.join(tmp, "latency.png"))
+        md += ["![migrations by cause](causes.png)", "", "![energy vs oracle](energy.png)", "",
+               "![wakeup latency](latency.png)", ""]
     for i, (run, (m, extra)) in enumerate(all_runs):
-        progress(f"[{i + 1}/{len(all_runs)}] plotting {run.name}")
         prefix = f"run{i}-"
-        plots.timeline(run, extra, os.path.join(tmp, prefix + "timeline.png"))
-        plots.residency(run, m, os.path.join(tmp, prefix + "residency.png"))
-        plots.util(run, extra, os.path.join(tmp, prefix + "util.png"))
         md += run_section(m)
-        md += [f"![timeline]({prefix}timeline.png)", "", f"![util]({prefix}util.png)", "",
-               f"![residency]({prefix}residency.png)", ""]
+        if plots_on:
+            progress(f"[{i + 1}/{len(all_runs)}] plotting {run.name}")
+            plots.timeline(run, extra, os.path.join(tmp, prefix + "timeline.png"))
+            plots.residency(run, m, os.path.join(tmp, prefix + "residency.png"))
+            plots.util(run, extra, os.path.join(tmp, prefix + "util.png"))
+            md += [f"![timeline]({prefix}timeline.png)", "", f"![util]({prefix}util.png)", "",
+                   f"![residency]({prefix}residency.png)", ""]
         if perfetto_export:
             perfetto.export(run, extra, os.path.join(tmp, prefix + "perfetto.json"))
             md += [f"Perfetto: open `{prefix}perfetto.json` at ui.perfetto.dev; "

@@ -1,0 +1,45 @@
+#!/bin/bash
+# make experiments: repeated runs whose comparison is statistical, too slow for
+# make check. Each experiment writes an A/B report under build/reports/experiments/.
+#   guest/experiments.sh [NAME...]     (default: all; REPS=n repetitions, default 3)
+set -euo pipefail
+# shellcheck source=guest/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+REPS=${REPS:-3}
+OUT=$BUILD/reports/experiments
+
+# runs PROFILE LAYOUT: REPS run folders of PROFILE on the patched kernel with that
+# energy-model layout, one per line.
+runs() {
+	local i
+	for ((i = 1; i <= REPS; i++)); do
+		info "$1 with layout $2: run $i/$REPS" >&2
+		CMDLINE="hybrid_em.layout=$2" "$TOP/guest/run.sh" "$TOP/rt-app-profiles/$1.json" patched | tail -n 1
+	done
+}
+
+# compare NAME PROFILE LAYOUT_A LAYOUT_B
+compare() {
+	local a b
+	mapfile -t a < <(runs "$2" "$3")
+	mapfile -t b < <(runs "$2" "$4")
+	info "$1: A = $3, B = $4"
+	"$TOP/analysis/report" -o "$OUT/$1" "${a[@]}" --vs "${b[@]}"
+}
+
+# The issue's claim: per-CPU domains (v0.3) move small tasks between E-cores less
+# often than per-type domains (v0.21).
+layout_same_type() { compare layout-same-type many-small v0.21 v0.3; }
+# The 6.19 retune: P-cores take work once E-cores pass ~60 % utilization.
+layout_v619_takeover() { compare layout-v6.19-takeover e-load-70 v0.3 v6.19; }
+
+ALL=(layout_same_type layout_v619_takeover)
+names=("$@")
+[ ${#names[@]} -gt 0 ] || names=("${ALL[@]}")
+for n in "${names[@]}"; do
+	n=${n//-/_}
+	n=${n//./}
+	declare -F "$n" >/dev/null || die "unknown experiment '$n' (have: ${ALL[*]})"
+	"$n"
+done
