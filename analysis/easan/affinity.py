@@ -36,11 +36,13 @@ def allowed_masks(run, times):
         mask = np.ones((len(times), ncpus), bool)
         phases = per_thread[thread]
         mine = pr[pr["pid"] == pid]
+        current = None
         for ts, text in zip(mine["ts"], mine["text"]):
             m = _BEGIN.match(text)
-            if not m or int(m.group(2)) >= len(phases):
+            if not m or int(m.group(2)) >= len(phases) or int(m.group(2)) == current:
                 continue
-            cpus = phases[int(m.group(2))]
+            current = int(m.group(2))
+            cpus = phases[current]
             row = np.ones(ncpus, bool)
             if cpus is not None:
                 row[:] = False

@@ -51,11 +51,18 @@ def actual_power(platform, runtime, length):
 
 
 def oracle_power(platform, task_demands, allowed=None):
-    """Smallest total mW over placements of the demands (capacity units), one CPU each.
+    """Smallest total mW over placements of the demands (capacity units), one CPU each."""
+    return oracle_search(platform, task_demands, allowed)[0]
+
+
+def oracle_search(platform, task_demands, allowed=None):
+    """(mW, exact) of the best placement of the demands, one CPU each.
 
     allowed[i] is the set of CPUs task i may use (default: all). CPUs with the
     same type, capacity and membership in every allowed set are interchangeable.
-    Placements that overcommit a CPU are used only if none fits."""
+    Placements that overcommit a CPU are used only if none fits. The search is
+    exhaustive up to NODE_LIMIT steps, then returns the best found so far
+    (exact False): never worse than the greedy placement it starts from."""
     n = platform.ncpus
     allowed = allowed or [frozenset(range(n))] * len(task_demands)
     tasks = sorted(((round(d, 6), frozenset(a)) for d, a in zip(task_demands, allowed) if d > 0),
@@ -67,51 +74,82 @@ def oracle_power(platform, task_demands, allowed=None):
     groups = tuple((k[0], k[1], len(cpus)) for k, cpus in sig.items())
     may = tuple(tuple(cpus[0] in a for cpus in sig.values()) for _, a in tasks)
     demands = tuple(d for d, _ in tasks)
-    best = _oracle(groups, demands, may, False)
-    return best if best != float("inf") else _oracle(groups, demands, may, True)
+    mw, exact = _oracle(groups, demands, may, False)
+    return (mw, exact) if mw != float("inf") else _oracle(groups, demands, may, True)
+
+
+NODE_LIMIT = 500
 
 
 @functools.lru_cache(maxsize=4096)
 def _oracle(groups, demands, may, allow_over):
-    # loads[g] holds the demand placed on the used CPUs of group g, in order;
-    # a task may join a used CPU or open the group's next one (symmetry).
+    # loads[g] holds the demand on the used CPUs of group g, sorted: CPUs of a
+    # group are interchangeable, so a task joins one of them or opens the next.
     # Costs are (demand beyond capacity, mW): when nothing fits, the oracle
     # first overcommits as little as it can, then saves energy.
-    best = [(float("inf"), float("inf"))]
+    inf = (float("inf"), float("inf"))
+
+    memo = {}
 
     def cost_of(g, load):
         if not load:
             return 0.0, 0.0
-        kind, cap, _ = groups[g]
-        mw, over = power_model.cpu_power(kind, cap, load)
-        if over and not allow_over:
-            return float("inf"), float("inf")
-        return max(load - cap, 0.0), mw
+        if (g, load) not in memo:
+            kind, cap, _ = groups[g]
+            mw, over = power_model.cpu_power(kind, cap, load)
+            memo[(g, load)] = inf if over and not allow_over else (max(load - cap, 0.0), mw)
+        return memo[(g, load)]
 
-    def walk(i, loads, cost):
-        if cost >= best[0]:
-            return
-        if i == len(demands):
-            best[0] = cost
-            return
+    def moves(i, loads):
+        """(new loads, added cost) for each place task i can go."""
         d = demands[i]
         for g, (_, _, count) in enumerate(groups):
             if not may[i][g]:
                 continue
             used = loads[g]
             for j in range(min(len(used) + 1, count)):
+                if j and j < len(used) and used[j] == used[j - 1]:
+                    continue  # same load, same outcome
                 old = used[j] if j < len(used) else 0.0
                 before, after = cost_of(g, old), cost_of(g, old + d)
-                new = list(used)
-                if j < len(used):
-                    new[j] = old + d
-                else:
-                    new.append(d)
-                walk(i + 1, loads[:g] + (tuple(new),) + loads[g + 1:],
-                     (cost[0] + after[0] - before[0], cost[1] + after[1] - before[1]))
+                if after == inf:
+                    continue  # overcommits while that is not allowed
+                new = tuple(sorted(used[:j] + (old + d,) + used[j + 1:]))
+                yield loads[:g] + (new,) + loads[g + 1:], (after[0] - before[0], after[1] - before[1])
+
+    def add(a, b):
+        return a[0] + b[0], a[1] + b[1]
+
+    # Greedy first: each task where it adds least. Its cost bounds the search.
+    loads, best = tuple(() for _ in groups), (0.0, 0.0)
+    for i in range(len(demands)):
+        options = list(moves(i, loads))
+        if not options:
+            return float("inf"), True
+        loads, delta = min(options, key=lambda o: o[1])
+        best = add(best, delta)
+    best = [best]
+    seen = {}
+    budget = [NODE_LIMIT]
+
+    def walk(i, loads, cost):
+        if cost >= best[0] or budget[0] <= 0:
+            return
+        budget[0] -= 1
+        if i == len(demands):
+            best[0] = cost
+            return
+        if seen.get((i, loads), inf) <= cost:
+            return
+        seen[(i, loads)] = cost
+        for new, delta in sorted(moves(i, loads), key=lambda o: o[1]):
+            nxt = add(cost, delta)
+            if nxt >= best[0]:
+                break  # sorted: the other places cost more still
+            walk(i + 1, new, nxt)
 
     walk(0, tuple(() for _ in groups), (0.0, 0.0))
-    return best[0][1]
+    return best[0][1], budget[0] > 0
 
 
 def estimate(run, sl, t0, t1, bucket_ns=BUCKET_NS):
@@ -121,7 +159,7 @@ def estimate(run, sl, t0, t1, bucket_ns=BUCKET_NS):
     times = np.arange(t0, t1 + 1, bucket_ns // 10, dtype=np.int64)
     masks = allowed_masks(run, times)
     est = orc = 0.0
-    over = 0
+    over = inexact = 0
     rows = []
     for b in sorted(by_bucket):
         runtime = by_bucket[b]
@@ -134,7 +172,8 @@ def estimate(run, sl, t0, t1, bucket_ns=BUCKET_NS):
             per_task[pid] = per_task.get(pid, 0) + ns / length * 1024
         mid = np.searchsorted(times, t0 + b * bucket_ns + length // 2, side="right") - 1
         allowed = [frozenset(np.flatnonzero(masks[pid][max(mid, 0)])) for pid in per_task]
-        omw = oracle_power(run.platform, list(per_task.values()), allowed)
+        omw, exact = oracle_search(run.platform, list(per_task.values()), allowed)
+        inexact += not exact
         est += mw * length / 1e9
         orc += omw * length / 1e9
         over += bool(o)
@@ -142,4 +181,5 @@ def estimate(run, sl, t0, t1, bucket_ns=BUCKET_NS):
     return {"estimated_mj": est, "oracle_mj": orc,
             "ratio": (est / orc) if orc > 0 else None,
             "overcommitted_buckets": over, "buckets": len(rows),
+            "oracle_inexact_buckets": inexact,
             "series": np.array(rows, dtype=float).reshape(-1, 3).tolist()}

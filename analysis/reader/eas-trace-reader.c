@@ -80,6 +80,7 @@ struct handler {
 	const char *fields[MAX_FIELDS];
 	handler_fn fn;
 	const char *arg;		/* per-handler constant, e.g. a wakeup kind */
+	enum table table;		/* where on_fields() writes */
 	struct tep_event *event;
 	struct tep_format_field *field[MAX_FIELDS];
 	unsigned long count;
@@ -236,62 +237,20 @@ static void on_migrate(struct handler *h, struct tep_record *rec)
 	p->pending.reason[0] = '\0';
 }
 
-static void on_delayed(struct handler *h, struct tep_record *rec)
+/* Tables that are the event's fields in order, after the timestamp. */
+static void on_fields(struct handler *h, struct tep_record *rec)
 {
-	fprintf(out[T_DELAYED], "%llu,%lld,%llu\n", rec->ts, snum(h, 1, rec),
-		num(h, 0, rec));
-}
+	FILE *f = out[h->table];
+	int i;
 
-static void on_exit_event(struct handler *h, struct tep_record *rec)
-{
-	fprintf(out[T_EXIT], "%llu,%llu\n", rec->ts, num(h, 0, rec));
-}
-
-static void on_pelt_se(struct handler *h, struct tep_record *rec)
-{
-	fprintf(out[T_PELT_SE], "%llu,%llu,%lld,%llu\n", rec->ts,
-		num(h, 0, rec), snum(h, 1, rec), num(h, 2, rec));
-}
-
-static void on_pelt_cfs(struct handler *h, struct tep_record *rec)
-{
-	fprintf(out[T_PELT_CFS], "%llu,%lld,%llu\n", rec->ts, snum(h, 0, rec),
-		num(h, 1, rec));
-}
-
-static void on_util_est(struct handler *h, struct tep_record *rec)
-{
-	fprintf(out[T_UTIL_EST], "%llu,%llu,%llu,%llu\n", rec->ts,
-		num(h, 0, rec), num(h, 1, rec), num(h, 2, rec));
-}
-
-static void on_overutil(struct handler *h, struct tep_record *rec)
-{
-	fprintf(out[T_OVERUTIL], "%llu,%llu\n", rec->ts, num(h, 0, rec));
-}
-
-static void on_capacity(struct handler *h, struct tep_record *rec)
-{
-	fprintf(out[T_CAPACITY], "%llu,%lld,%llu,%llu\n", rec->ts,
-		snum(h, 0, rec), num(h, 1, rec), num(h, 2, rec));
-}
-
-static void on_energy(struct handler *h, struct tep_record *rec)
-{
-	fprintf(out[T_ENERGY], "%llu,%llu,%lld,%llu\n", rec->ts,
-		num(h, 0, rec), snum(h, 1, rec), num(h, 2, rec));
-}
-
-static void on_idle(struct handler *h, struct tep_record *rec)
-{
-	fprintf(out[T_IDLE], "%llu,%llu,%llu\n", rec->ts, num(h, 1, rec),
-		num(h, 0, rec));
-}
-
-static void on_freq(struct handler *h, struct tep_record *rec)
-{
-	fprintf(out[T_FREQ], "%llu,%llu,%llu\n", rec->ts, num(h, 1, rec),
-		num(h, 0, rec));
+	fprintf(f, "%llu", rec->ts);
+	for (i = 0; i < MAX_FIELDS && h->field[i]; i++) {
+		if (h->field[i]->flags & TEP_FIELD_IS_SIGNED)
+			fprintf(f, ",%lld", snum(h, i, rec));
+		else
+			fprintf(f, ",%llu", num(h, i, rec));
+	}
+	fputc('\n', f);
 }
 
 /* Marker text as a quoted CSV field: no newline, quotes doubled. */
@@ -324,19 +283,21 @@ static struct handler handlers[] = {
 	  "new" },
 	{ "sched", "sched_migrate_task",
 	  { "pid", "comm", "orig_cpu", "dest_cpu" }, on_migrate },
-	{ "sched", "sched_process_exit", { "pid" }, on_exit_event },
+	{ "sched", "sched_process_exit", { "pid" }, on_fields, NULL, T_EXIT },
 	{ "eas", "eas_migrate_reason", { "pid", "dst_cpu", "reason" },
 	  on_migrate_reason },
-	{ "eas", "eas_wakeup_delayed", { "pid", "cpu" }, on_delayed },
-	{ "eas", "eas_pelt_se", { "pid", "cpu", "util" }, on_pelt_se },
-	{ "eas", "eas_pelt_cfs", { "cpu", "util" }, on_pelt_cfs },
-	{ "eas", "eas_util_est_se", { "pid", "util_est", "util" }, on_util_est },
-	{ "eas", "eas_overutilized", { "overutilized" }, on_overutil },
+	{ "eas", "eas_wakeup_delayed", { "cpu", "pid" }, on_fields, NULL, T_DELAYED },
+	{ "eas", "eas_pelt_se", { "pid", "cpu", "util" }, on_fields, NULL, T_PELT_SE },
+	{ "eas", "eas_pelt_cfs", { "cpu", "util" }, on_fields, NULL, T_PELT_CFS },
+	{ "eas", "eas_util_est_se", { "pid", "util_est", "util" }, on_fields, NULL,
+	  T_UTIL_EST },
+	{ "eas", "eas_overutilized", { "overutilized" }, on_fields, NULL, T_OVERUTIL },
 	{ "eas", "eas_cpu_capacity", { "cpu", "capacity", "capacity_orig" },
-	  on_capacity },
-	{ "eas", "eas_compute_energy", { "pid", "dst_cpu", "energy" }, on_energy },
-	{ "power", "cpu_idle", { "state", "cpu_id" }, on_idle },
-	{ "power", "cpu_frequency", { "state", "cpu_id" }, on_freq },
+	  on_fields, NULL, T_CAPACITY },
+	{ "eas", "eas_compute_energy", { "pid", "dst_cpu", "energy" }, on_fields,
+	  NULL, T_ENERGY },
+	{ "power", "cpu_idle", { "cpu_id", "state" }, on_fields, NULL, T_IDLE },
+	{ "power", "cpu_frequency", { "cpu_id", "state" }, on_fields, NULL, T_FREQ },
 	{ "ftrace", "print", { "buf" }, on_print },
 };
 

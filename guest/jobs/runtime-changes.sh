@@ -6,7 +6,8 @@
 #     reaches em_adjust_cpu_capacity());
 #   - take E-core CPU 2 offline and back online;
 #   - switch the cpufreq status to active and back to passive.
-# Writes steps.txt ("step eas" lines) and steps/<step>/ (state as save_state has it).
+# Writes steps.txt ("step eas" lines), steps/<step>/ (state as save_state has it)
+# and errors.txt for any write the kernel refused.
 # shellcheck source=guest/jobs/lib.sh
 . "$1/lib.sh"
 job=$1
@@ -27,22 +28,22 @@ sleep 1
 step start
 
 pol=/sys/devices/system/cpu/cpu1/cpufreq
-cat "$pol/cpuinfo_min_freq" > "$pol/scaling_max_freq" || echo "scaling_max_freq write failed" >&2
+cat "$pol/cpuinfo_min_freq" > "$pol/scaling_max_freq" || echo "scaling_max_freq write failed" >> "$out/errors.txt"
 sleep 1
 step maxfreq-low
 cat "$pol/cpuinfo_max_freq" > "$pol/scaling_max_freq"
 step maxfreq-restored
 
-echo "0 480" > "$sim/capacity" || echo "capacity write failed" >&2
+echo "0 480" > "$sim/capacity" || echo "capacity write failed" >> "$out/errors.txt"
 sleep 1
 step capacity-480
-echo "0 600" > "$sim/capacity" || echo "capacity write failed" >&2
+echo "0 600" > "$sim/capacity" || echo "capacity write failed" >> "$out/errors.txt"
 step capacity-600
 
-echo 0 > /sys/devices/system/cpu/cpu2/online || echo "offline failed" >&2
+echo 0 > /sys/devices/system/cpu/cpu2/online || echo "offline failed" >> "$out/errors.txt"
 sleep 1
 step cpu2-offline
-echo 1 > /sys/devices/system/cpu/cpu2/online || echo "online failed" >&2
+echo 1 > /sys/devices/system/cpu/cpu2/online || echo "online failed" >> "$out/errors.txt"
 sleep 1
 step cpu2-online
 

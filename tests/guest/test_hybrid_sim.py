@@ -153,3 +153,40 @@ def test_base_runs_eas_in_passive_mode_only(tmp_path):
     assert steps["passive"] == ("passive", "1")
     assert steps["active"] == ("active", "-")
     assert "schedutil is mandatory" in read(folder, "dmesg.txt")
+
+
+CHANGES_JOB = os.path.join(TOP, "guest", "jobs", "runtime-changes.sh")
+BACKGROUND = os.path.join(TOP, "tests", "fixtures", "background-load.json")
+
+
+@pytest.fixture(scope="module")
+def changes_run(tmp_path_factory):
+    """The run-time changes of guest/jobs/runtime-changes.sh under a running profile."""
+    r = run([RUN, BACKGROUND, "patched"],
+            env={"RUNS": str(tmp_path_factory.mktemp("changes")), "JOB": CHANGES_JOB})
+    assert r.returncode == 0, r.stderr  # no splat, no timeout
+    return r.stdout.strip().splitlines()[-1]
+
+
+def test_eas_survives_run_time_changes(changes_run):
+    steps = dict(line.split() for line in read(changes_run, "steps.txt").splitlines())
+    assert list(steps) == ["start", "maxfreq-low", "maxfreq-restored", "capacity-480",
+                           "capacity-600", "cpu2-offline", "cpu2-online", "active", "passive"]
+    assert set(steps.values()) == {"1"}, steps
+    assert not os.path.exists(os.path.join(changes_run, "errors.txt")), read(changes_run, "errors.txt")
+
+
+def test_capacity_change_reaches_the_energy_model(changes_run):
+    # CPU 0 at capacity 480: its states move to 2/5..5/5 of 480, the costs (from
+    # the driver, an artificial domain) stay; the other CPUs are untouched.
+    em = em_dump(os.path.join(changes_run, "steps", "capacity-480"))
+    assert em["0"] == {2: (192, 104), 3: (288, 105), 4: (384, 106), 5: (480, 107)}
+    assert {k: v for k, v in em.items() if k != "0"} == \
+        {k: v for k, v in EXPECTED_EM.items() if k != "0"}
+    assert em_dump(os.path.join(changes_run, "steps", "capacity-600")) == EXPECTED_EM
+
+
+def test_hotplug_keeps_the_energy_model(changes_run):
+    for step in ("cpu2-offline", "cpu2-online"):
+        assert em_dump(os.path.join(changes_run, "steps", step)) == EXPECTED_EM
+    assert em_dump(changes_run) == EXPECTED_EM
