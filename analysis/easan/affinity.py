@@ -1,16 +1,14 @@
 """Which CPUs each profile thread was allowed over time, from the profile's "cpus".
 
 rt-app sets a phase's "cpus" (or else the task's) when the phase begins, and
-writes "[N] begins loop L phase P ..." as it does; those markers give the
-times. Threads without any "cpus" may run anywhere.
+writes "[N] begins loop L phase P ..." as it does; those markers (the
+reader's markers table) give the times. Threads without any "cpus" may run anywhere.
 """
 import json
 import os
-import re
 
 import numpy as np
 
-_BEGIN = re.compile(r"^\[(\d+)\] begins loop \d+ phase (\d+)")
 
 
 def phase_cpus(rtapp_json):
@@ -30,19 +28,19 @@ def allowed_masks(run, times):
     """{pid: bool array [len(times), ncpus]}: CPUs the thread could use at each time."""
     ncpus = run.platform.ncpus
     per_thread = phase_cpus(os.path.join(run.path, "guest", "rt-app.json"))
-    pr = run.tables["print"]
+    mk = run.tables["markers"]
+    begins = mk[mk["kind"] == "begin"]
     out = {}
     for pid, thread in zip(run.threads["pid"], run.threads["thread"]):
         mask = np.ones((len(times), ncpus), bool)
         phases = per_thread[thread]
-        mine = pr[pr["pid"] == pid]
-        current = None
-        for ts, text in zip(mine["ts"], mine["text"]):
-            m = _BEGIN.match(text)
-            if not m or int(m.group(2)) >= len(phases) or int(m.group(2)) == current:
+        mine = begins[begins["pid"] == pid]
+        # Only where the phase changes.
+        change = mine["phase"].ne(mine["phase"].shift())
+        for ts, phase in zip(mine["ts"][change], mine["phase"][change]):
+            if phase >= len(phases):
                 continue
-            current = int(m.group(2))
-            cpus = phases[current]
+            cpus = phases[phase]
             row = np.ones(ncpus, bool)
             if cpus is not None:
                 row[:] = False

@@ -78,7 +78,7 @@ def oracle_search(platform, task_demands, allowed=None):
     return (mw, exact) if mw != float("inf") else _oracle(groups, demands, may, True)
 
 
-NODE_LIMIT = 500
+NODE_LIMIT = 100
 
 
 @functools.lru_cache(maxsize=4096)

@@ -24,19 +24,19 @@ def speeds(run, sl):
         pid = tid_pid.get(thread)
         if pid is None or log.empty:
             continue
-        mine = sl[sl["pid"] == pid]
+        mine = sl[sl["pid"] == pid].sort_values("start")
         starts, ends, cpus = (mine["start"].to_numpy(), mine["end"].to_numpy(),
                               mine["cpu"].to_numpy())
-        for perf, run_us, start_us in zip(log["perf"], log["run"], log["start"]):
-            # rt-app logs perf 0 for some runs (seen on a 3 s one): no speed to read.
-            if run_us <= 0 or perf <= 0:
-                continue
-            t = int(start_us) * 1000
-            i = np.searchsorted(starts, t, side="right") - 1
-            # The slice running at the activation's start, else the next one.
-            i = i if i >= 0 and t < ends[i] else i + 1
-            if 0 <= i < len(cpus):
-                out.append((int(cpus[i]), t, perf / run_us))
+        # rt-app logs perf 0 for some runs (seen on a 3 s one): no speed to read.
+        ok = (log["run"] > 0) & (log["perf"] > 0)
+        perf, run_us = log["perf"][ok].to_numpy(float), log["run"][ok].to_numpy(float)
+        t = log["start"][ok].to_numpy(np.int64) * 1000
+        i = np.searchsorted(starts, t, side="right") - 1
+        # The slice running at the activation's start, else the next one.
+        inside = (i >= 0) & (t < ends[np.clip(i, 0, max(len(ends) - 1, 0))]) if len(ends) else i >= 0
+        i = np.where(inside, i, i + 1)
+        keep = (i >= 0) & (i < len(cpus))
+        out += zip(cpus[i[keep]].tolist(), t[keep].tolist(), (perf[keep] / run_us[keep]).tolist())
     return out
 
 

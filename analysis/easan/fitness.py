@@ -55,10 +55,14 @@ def waiting_intervals(tables, pid):
 
 
 def _inside(times, intervals):
-    mask = np.zeros(len(times), bool)
-    for a, b in intervals:
-        mask[np.searchsorted(times, a):np.searchsorted(times, b)] = True
-    return mask
+    """Mask of the times that fall in one of the [start, end) intervals."""
+    if not intervals:
+        return np.zeros(len(times), bool)
+    starts, ends = np.array(intervals, dtype=np.int64).T
+    edges = np.zeros(len(times) + 1, np.int64)
+    np.add.at(edges, np.searchsorted(times, starts), 1)
+    np.add.at(edges, np.searchsorted(times, ends), -1)
+    return np.cumsum(edges)[:-1] > 0
 
 
 def _clamp(util, attrs):

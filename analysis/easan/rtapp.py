@@ -15,7 +15,6 @@ from .errors import AnalysisError
 
 LOG_COLUMNS = ["idx", "perf", "run", "period", "start", "end", "rel_st", "slack",
                "c_duration", "c_period", "wu_lat"]
-_MARKER = re.compile(r"^\[(\d+)\] ")
 _LOG_NAME = re.compile(r"^rt-app-(.+)-(\d+)\.log$")
 
 
@@ -32,14 +31,11 @@ def thread_names(rtapp_json):
     return names
 
 
-def threads(prints, names):
+def threads(markers, names):
     """DataFrame pid, thread, task: the pid that wrote "[N] ..." is thread N."""
-    rows = {}
-    for pid, text in zip(prints["pid"], prints["text"]):
-        m = _MARKER.match(text)
-        if m and int(m.group(1)) < len(names):
-            rows.setdefault(int(pid), int(m.group(1)))
-    df = pd.DataFrame({"pid": list(rows), "thread": list(rows.values())})
+    first = markers[markers["thread"] < len(names)].drop_duplicates("pid")
+    df = pd.DataFrame({"pid": first["pid"].astype(int).to_numpy(),
+                       "thread": first["thread"].astype(int).to_numpy()})
     df["task"] = [names[i] for i in df["thread"]]
     return df.sort_values("thread").reset_index(drop=True)
 

@@ -80,7 +80,7 @@ def load(path):
 
     tables = tables_mod.load(tables_mod.extract(path))
     names = rtapp.thread_names(os.path.join(path, "guest", "rt-app.json"))
-    threads = rtapp.threads(tables["print"], names)
+    threads = rtapp.threads(tables["markers"], names)
     if threads.empty:
         raise AnalysisError(f"{path}: no rt-app thread markers in the trace (was ftrace on?)")
     return Run(path=path, record=record, platform=platform, em=em, tables=tables,

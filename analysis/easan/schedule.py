@@ -2,8 +2,6 @@
 import numpy as np
 import pandas as pd
 
-_BEGIN = r"begins loop"
-_END = r"end loop"
 
 
 def slices(tables, t_end):
@@ -23,10 +21,10 @@ def slices(tables, t_end):
 
 def window(tables, pids):
     """(t0, t1): from the first loop a profile thread begins to the last it ends."""
-    pr = tables["print"]
-    mine = pr[pr["pid"].isin(pids)]
-    begins = mine[mine["text"].str.contains(_BEGIN, regex=False)]["ts"]
-    ends = mine[mine["text"].str.contains(_END, regex=False)]["ts"]
+    mk = tables["markers"]
+    mine = mk[mk["pid"].isin(pids)]
+    begins = mine[mine["kind"] == "begin"]["ts"]
+    ends = mine[mine["kind"] == "end"]["ts"]
     meta = dict(zip(tables["meta"]["key"], tables["meta"]["value"]))
     t0 = int(begins.min()) if len(begins) else int(meta["first_ts"])
     t1 = int(ends.max()) if len(ends) else int(meta["last_ts"])

@@ -20,8 +20,8 @@ READER = os.environ.get("EAS_TRACE_READER",
                         os.path.join(TOP, "build", "analysis", "eas-trace-reader"))
 TABLES = ("switch", "wakeup", "migrate", "delayed", "exit", "pelt_se", "pelt_cfs",
           "util_est", "overutil", "capacity", "energy", "idle", "freq", "print",
-          "comm", "meta")
-STRING_COLUMNS = {"wakeup": ["kind"], "migrate": ["reason"], "print": ["text"],
+          "markers", "comm", "meta")
+STRING_COLUMNS = {"wakeup": ["kind"], "migrate": ["reason"], "print": ["text"], "markers": ["kind"],
                   "comm": ["comm"], "meta": ["key"]}
 
 

@@ -19,7 +19,10 @@
  *   energy.csv    ts,pid,dst_cpu,energy
  *   idle.csv      ts,cpu,state                      4294967295 = idle exit
  *   freq.csv      ts,cpu,khz
- *   print.csv     ts,cpu,pid,text                   trace_marker writes
+ *   markers.csv   ts,pid,thread,kind,loop,phase     rt-app's "[N] ..." markers:
+ *                 kind begin|end (of a phase step) or start (any other
+ *                 "[N]" line but "executing", which is left out)
+ *   print.csv     ts,cpu,pid,text                   other trace_marker writes
  *   comm.csv      pid,comm                          last name seen per pid
  *   meta.csv      key,value                         counts, first/last ts, cpus
  *
@@ -45,7 +48,7 @@
 enum table {
 	T_SWITCH, T_WAKEUP, T_MIGRATE, T_DELAYED, T_EXIT, T_PELT_SE, T_PELT_CFS,
 	T_UTIL_EST, T_OVERUTIL, T_CAPACITY, T_ENERGY, T_IDLE, T_FREQ, T_PRINT,
-	T_NR
+	T_MARKERS, T_NR
 };
 
 static const struct {
@@ -66,6 +69,7 @@ static const struct {
 	[T_IDLE]	= { "idle.csv", "ts,cpu,state" },
 	[T_FREQ]	= { "freq.csv", "ts,cpu,khz" },
 	[T_PRINT]	= { "print.csv", "ts,cpu,pid,text" },
+	[T_MARKERS]	= { "markers.csv", "ts,pid,thread,kind,loop,phase" },
 };
 
 /* Up to this many fields are looked up once per event type. */
@@ -253,16 +257,42 @@ static void on_fields(struct handler *h, struct tep_record *rec)
 	fputc('\n', f);
 }
 
+/*
+ * rt-app writes a few markers per activation of every thread; parsing them
+ * here keeps a text column of that size out of the analysis.  Returns 1 if
+ * the text was an rt-app thread marker (written or deliberately dropped).
+ */
+static int rtapp_marker(struct tep_record *rec, int pid, const char *text)
+{
+	int thread, loop, phase, n = 0;
+	const char *kind = "start";
+
+	if (sscanf(text, "[%d] %n", &thread, &n) != 1 || !n)
+		return 0;
+	loop = phase = -1;
+	if (sscanf(text + n, "begins loop %d phase %d", &loop, &phase) == 2)
+		kind = "begin";
+	else if (sscanf(text + n, "end loop %d phase %d", &loop, &phase) == 2)
+		kind = "end";
+	else if (!strncmp(text + n, "executing", 9))
+		return 1;
+	fprintf(out[T_MARKERS], "%llu,%d,%d,%s,%d,%d\n", rec->ts, pid, thread,
+		kind, loop, phase);
+	return 1;
+}
+
 /* Marker text as a quoted CSV field: no newline, quotes doubled. */
 static void on_print(struct handler *h, struct tep_record *rec)
 {
 	char text[512];
 	const char *c;
 	FILE *f = out[T_PRINT];
+	int pid = tep_data_pid(tep, rec);
 
 	str(h, 0, rec, text, sizeof(text));
-	fprintf(f, "%llu,%d,%d,\"", rec->ts, rec->cpu,
-		tep_data_pid(tep, rec));
+	if (rtapp_marker(rec, pid, text))
+		return;
+	fprintf(f, "%llu,%d,%d,\"", rec->ts, rec->cpu, pid);
 	for (c = text; *c && *c != '\n'; c++) {
 		if (*c == '"')
 			fputc('"', f);

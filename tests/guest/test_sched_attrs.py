@@ -18,21 +18,23 @@ def guest_run(profile, tmp_path):
     tables = tmp_path / "tables"
     tables.mkdir()
     assert run([READER, os.path.join(run_dir, "trace.dat"), str(tables)], timeout=120).returncode == 0
-    with open(tables / "print.csv", encoding="utf-8") as f:
-        prints = list(csv.DictReader(f))
-    return run_dir, prints
+    rows = []
+    for name in ("print.csv", "markers.csv"):
+        with open(tables / name, encoding="utf-8") as f:
+            rows += list(csv.DictReader(f))
+    return run_dir, sorted(rows, key=lambda r: int(r["ts"]))
 
 
-def attrs_before_first_event(prints):
+def attrs_before_first_event(rows):
     """{pid: {'util_min', 'util_max', 'slice_ns'}} of threads whose shim marker
-    precedes their first rt-app "[N] begins loop" marker; fails otherwise."""
+    precedes their first rt-app "begin" marker; fails otherwise."""
     seen, first_event = {}, {}
-    for p in prints:
-        m = re.match(r"eas-sched-attrs: util_min=(\d+) util_max=(\d+) slice_ns=(\d+)", p["text"])
+    for p in rows:
+        m = re.match(r"eas-sched-attrs: util_min=(\d+) util_max=(\d+) slice_ns=(\d+)", p.get("text", ""))
         if m:
             assert p["pid"] not in first_event, f"pid {p['pid']}: attributes set after its first event"
             seen[p["pid"]] = dict(zip(("util_min", "util_max", "slice_ns"), map(int, m.groups())))
-        elif re.match(r"\[\d+\] begins loop", p["text"]):
+        elif p.get("kind") == "begin":
             first_event.setdefault(p["pid"], p["ts"])
     return seen, first_event
 

@@ -26,6 +26,7 @@ HEADERS = {
     "idle": ["ts", "cpu", "state"],
     "freq": ["ts", "cpu", "khz"],
     "print": ["ts", "cpu", "pid", "text"],
+    "markers": ["ts", "pid", "thread", "kind", "loop", "phase"],
     "comm": ["pid", "comm"],
 }
 LOG_HEADER = ("# Policy : SCHED_OTHER priority : 0\n#idx     perf      run   period           start"
@@ -55,8 +56,9 @@ class Trace:
     def util(self, t, pid, cpu, util):
         self.rows["pelt_se"].append([int(t * MS), pid, cpu, util])
 
-    def mark(self, t, pid, text, cpu=0):
-        self.rows["print"].append([int(t * MS), cpu, pid, text])
+    def marker(self, t, pid, thread, kind, loop=0, phase=0):
+        """An rt-app "[thread] begins/end loop L phase P" marker (kind begin/end)."""
+        self.rows["markers"].append([int(t * MS), pid, thread, kind, loop, phase])
 
     def delayed(self, t, pid, cpu):
         self.rows["delayed"].append([int(t * MS), cpu, pid])

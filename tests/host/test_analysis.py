@@ -28,8 +28,8 @@ def scenario(tmp_path, name="run-a", slack_a=(0, 0, -5, 0), pid_b=101):
     t = Trace()
     t.run(1, 7, 990, 995)
     t.run(2, 7, 990, 995)
-    t.mark(1000, 100, "[0] begins loop 0 phase 0 step 0")
-    t.mark(1000, pid_b, "[1] begins loop 0 phase 0 step 0")
+    t.marker(1000, 100, 0, "begin")
+    t.marker(1000, pid_b, 1, "begin")
     t.util(1000, 100, 0, 100)
     t.util(1000, pid_b, 2, 550)
     t.run(0, 100, 1000, 1020)
@@ -49,7 +49,7 @@ def scenario(tmp_path, name="run-a", slack_a=(0, 0, -5, 0), pid_b=101):
     t.migrate(1191, pid_b, 0, 2, "unknown")
     t.run(2, pid_b, 1192, 1198)
     t.delayed(1195, 100, 2)
-    t.mark(1200, 100, "[0] end loop 0 phase 0 step 0")
+    t.marker(1200, 100, 0, "end")
     # perf/run = 2 loops/us everywhere: a faithful run.
     logs = {0: [(20000, 10000, 1000, slack_a[0]), (20000, 10000, 1050, slack_a[1]),
                 (20000, 10000, 1071, slack_a[2]), (20000, 10000, 1160, slack_a[3])],

@@ -36,10 +36,13 @@ def fixture_tables(trace, tmp_path_factory):
     return tables
 
 
-def reported_counts(trace):
-    text = subprocess.run(["trace-cmd", "report", trace], capture_output=True, text=True,
+def reported_text(trace):
+    return subprocess.run(["trace-cmd", "report", trace], capture_output=True, text=True,
                           check=True).stdout
-    return collections.Counter(re.findall(r"\d+\.\d+: (\w+):", text))
+
+
+def reported_counts(trace):
+    return collections.Counter(re.findall(r"\d+\.\d+: (\w+):", reported_text(trace)))
 
 
 def test_event_counts_match_trace_cmd(trace, tables):
@@ -47,9 +50,12 @@ def test_event_counts_match_trace_cmd(trace, tables):
     meta = {row["key"]: int(row["value"]) for row in tables["meta"]}
     for event, table in [("sched_switch", "switch"), ("sched_migrate_task", "migrate"),
                          ("eas_pelt_se", "pelt_se"), ("eas_overutilized", "overutil"),
-                         ("print", "print")]:
+                         ]:
         assert len(tables[table]) == want[event], event
         assert meta[f"events.{event}"] == want[event], event
+    # Every print is either an rt-app marker, an "executing" one left out, or kept.
+    executing = len(re.findall(r"print: .*\] executing", reported_text(trace)))
+    assert len(tables["markers"]) + len(tables["print"]) + executing == want["print"]
     wakeups = collections.Counter(row["kind"] for row in tables["wakeup"])
     assert wakeups["waking"] == want["sched_waking"] and wakeups["new"] == want["sched_wakeup_new"]
 
@@ -63,8 +69,12 @@ def test_migration_reasons_are_paired(tables):
 
 
 def test_markers_and_comms(tables):
-    assert any(r["text"] == "[0] begins loop 0 phase 1 step 0" and r["pid"] == "108"
-               for r in tables["print"])
+    # rt-app's "[N] ..." lines become the markers table; "executing" ones are dropped.
+    marks = [(r["pid"], r["thread"], r["kind"], r["loop"], r["phase"]) for r in tables["markers"]]
+    assert [m for m in marks if m[2] in ("begin", "end")] == [
+        ("108", "0", "begin", "0", "0"), ("108", "0", "end", "0", "0"),
+        ("108", "0", "begin", "0", "1"), ("108", "0", "end", "0", "1")]
+    assert [r["text"] for r in tables["print"]] == ["main creates threads", "main shutdown", "main ends"]
     assert {"pid": "108", "comm": "hog"} in tables["comm"]
 
 
