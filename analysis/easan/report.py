@@ -55,7 +55,7 @@ def run_section(m):
                    f"{sl.get('negative', 0)}/{sl.get('activations', 0)} |")
     f = m["fidelity"]
     out += ["", f"Fidelity: {f.get('reason') or 'delivered speed within bounds'}"
-            + (f" (per-CPU median loops/us: " + ", ".join(f"CPU{c} {s:.2f}" for c, s in f["per_cpu"].items()) + ")"
+            + (" (per-CPU median loops/us: " + ", ".join(f"CPU{c} {s:.2f}" for c, s in f["per_cpu"].items()) + ")"
                if f.get("per_cpu") else ""), ""]
     return out
 
