@@ -68,6 +68,8 @@ def main(run, status, profile, kernel, kconfig):
         "lost_events": stats.get("lost_events"),
         "outside_profile_cpu": outside,
         "timeout": read_text(os.path.join(run, "timeout")),
+        # The SETUP snippet sourced in the guest (sched_features, sysctls...), if any.
+        "setup": read_text(os.path.join(run, "guest", "setup.sh")),
     }
     with open(os.path.join(run, "run.json.new"), "w", encoding="utf-8") as f:
         json.dump(record, f, indent=1)

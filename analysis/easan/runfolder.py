@@ -10,6 +10,8 @@ from . import rtapp, tables as tables_mod
 from .errors import AnalysisError
 
 TOP = tables_mod.TOP
+# What guest/run.sh always puts on the kernel command line.
+STANDARD_CMDLINE = ("console=", "panic=", "oops=", "loglevel=", "sched_verbose", "hybrid_sim=")
 
 
 def _profile_module():
@@ -38,9 +40,13 @@ class Run:
 
     @property
     def label(self):
-        """What the run measured, for A/B tables: kernel and setup."""
-        setup = self.record.get("setup") or ""
-        return self.record.get("kernel", "?") + (f" [{setup}]" if setup else "")
+        """What the run measured, for A/B tables: the kernel, the command-line
+        parameters a user added (a layout, a mode...) and the setup snippet."""
+        extra = [w for w in (self.record.get("cmdline") or "").split()
+                 if not w.startswith(STANDARD_CMDLINE)]
+        setup = "; ".join(line.strip() for line in (self.record.get("setup") or "").splitlines()
+                          if line.strip() and not line.lstrip().startswith("#"))
+        return " ".join([self.record.get("kernel", "?")] + extra) + (f" [{setup}]" if setup else "")
 
     @property
     def pids(self):

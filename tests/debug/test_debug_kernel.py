@@ -1,6 +1,8 @@
-"""The debug kernel (lockdep, DEBUG_PREEMPT, DEBUG_ATOMIC_SLEEP) runs a profile and
-walks the cpufreq modes without a splat: run.sh fails a run on any WARNING, BUG,
-lockdep report or RCU stall in the console, so a zero exit status is the check."""
+"""The debug kernel (lockdep, DEBUG_PREEMPT, DEBUG_ATOMIC_SLEEP) runs a profile, walks
+the cpufreq modes, makes the run-time changes (capacity, hotplug, scaling_max_freq)
+and runs the capacity-faithful timers without a splat: run.sh fails a run on any
+WARNING, BUG, lockdep report or RCU stall in the console, so a zero exit status is
+the check."""
 import json
 import os
 
@@ -10,8 +12,8 @@ RUN = os.path.join(TOP, "guest", "run.sh")
 SMOKE = os.path.join(TOP, "rt-app-profiles", "smoke.json")
 
 
-def debug_run(tmp_path, **env):
-    r = run([RUN, SMOKE, "patched", "debug"], env={"RUNS": str(tmp_path), **env})
+def debug_run(tmp_path, profile=SMOKE, **env):
+    r = run([RUN, profile, "patched", "debug"], env={"RUNS": str(tmp_path), **env})
     assert r.returncode == 0, r.stderr
     folder = r.stdout.strip().splitlines()[-1]
     with open(os.path.join(folder, "dmesg.txt"), encoding="utf-8") as f:
@@ -30,3 +32,17 @@ def test_cpufreq_mode_switches_on_debug_kernel(tmp_path):
                        CMDLINE="hybrid_sim.mode=active")
     with open(os.path.join(folder, "modes.txt"), encoding="utf-8") as f:
         assert "failed" not in f.read()
+
+
+def test_run_time_changes_on_debug_kernel(tmp_path):
+    folder = debug_run(tmp_path, os.path.join(TOP, "tests", "fixtures", "background-load.json"),
+                       JOB=os.path.join(TOP, "guest", "jobs", "runtime-changes.sh"))
+    assert not os.path.exists(os.path.join(folder, "errors.txt"))
+    with open(os.path.join(folder, "steps.txt"), encoding="utf-8") as f:
+        assert {line.split()[1] for line in f} == {"1"}
+
+
+def test_faithful_speed_on_debug_kernel(tmp_path):
+    folder = debug_run(tmp_path, CMDLINE="hybrid_sim.faithful=1")
+    with open(os.path.join(folder, "dmesg.txt"), encoding="utf-8") as f:
+        assert "capacity-faithful speed on" in f.read()
