@@ -13,6 +13,8 @@ ROWS = [
     ("same-type", ("migrations", "same"), "", 1),
     ("up (to bigger)", ("migrations", "up"), "", 1),
     ("down (to smaller)", ("migrations", "down"), "", 1),
+    ("run time on P-cores", ("residency_share", "p"), "%", 100),
+    ("run time on E-cores", ("residency_share", "e"), "%", 100),
     ("wakeup latency p50", ("wakeup_latency_ns", "p50"), "us", 1e-3),
     ("wakeup latency p95", ("wakeup_latency_ns", "p95"), "us", 1e-3),
     ("wakeup latency p99", ("wakeup_latency_ns", "p99"), "us", 1e-3),

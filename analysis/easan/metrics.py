@@ -27,6 +27,11 @@ def compute(run):
             "wakeup_latency_ns": latency.summary(lat[lat["pid"] == pid]["latency"]),
             "delayed_wakeups": int((delayed["pid"] == pid).sum()),
         }
+    by_type = {}
+    for r in res.values():
+        for kind, ns in r["type"].items():
+            by_type[kind] = by_type.get(kind, 0) + ns
+    total = sum(by_type.values())
     stuck = fitness.stuck(run, sl, t0, t1)
     for pid, s in stuck.items():
         tasks[str(pid)]["stuck"] = s
@@ -43,6 +48,8 @@ def compute(run):
                   "lost_events": run.record.get("lost_events"),
                   "missed_events": int(run.meta["missed_events"])},
         "migrations": migrations.counts(mig),
+        # Share of the profile's run time per CPU type.
+        "residency_share": {k: (v / total if total else 0.0) for k, v in sorted(by_type.items())},
         "wakeup_latency_ns": latency.summary(lat["latency"]),
         "delayed_wakeups": int(len(delayed)),
         "slack": {str(k): v for k, v in latency.slack(run).items()},

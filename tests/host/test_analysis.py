@@ -88,6 +88,8 @@ def test_residency(metrics):
     assert a["cpu"] == {"0": 30 * MS, "1": 10 * MS, "2": 30 * MS}
     assert a["type"] == {"e": 40 * MS, "p": 30 * MS}
     assert b["type"] == {"p": 106 * MS, "e": 30 * MS}
+    # 136 of 206 ms of profile run time on the P-core.
+    assert metrics["residency_share"] == pytest.approx({"e": 70 / 206, "p": 136 / 206})
     # Work in capacity-1024 ns: b did 106 ms on the P-core and 30 x 600/1024 on an E-core.
     assert metrics["tasks"]["101"]["work_ns"] == pytest.approx(106 * MS + 30 * MS * 600 / 1024)
 
