@@ -16,7 +16,7 @@ RUNS ?=
 VS ?=
 
 .PHONY: all deps kernel kernels initramfs run demo check check-host check-guest \
-	check-debug debug-check clean help analysis report bench-analysis bench-speed experiments
+	check-debug debug-check clean help analysis report bench-analysis bench-speed experiments prefixes
 
 all: help
 
@@ -27,6 +27,7 @@ help:
 	@echo "make kernel [KERNEL=..] [KCONFIG=..], make kernels, make initramfs, make deps"
 	@echo "make report RUNS='dir...' [VS='dir...']  report.html/md + metrics.json (A/B with VS)"
 	@echo "make bench-analysis       analysis speed vs trace-cmd report on a 1 M-event trace"
+	@echo "make prefixes             every prefix of the series builds (slow)"
 	@echo "make bench-speed          capacity-faithful speed: E-core vs P-core run time"
 	@echo "make experiments [EXPERIMENTS=name] [REPS=n]  repeated A/B runs (layouts)"
 	@echo "make debug-check          every profile on the debug (lockdep) kernel"
@@ -57,6 +58,10 @@ report: $(READER)
 # Not a test: the analysis of a >= 1 M-event trace vs trace-cmd report, as a ratio.
 bench-analysis: kernels initramfs $(READER)
 	@analysis/bench.py
+
+# Slow: the series applies with git am and every prefix of it builds.
+prefixes: deps
+	@guest/kernel.sh --prefixes
 
 # Not a test: E-core vs P-core speed with hybrid_sim.faithful=1, one run each.
 bench-speed: kernels initramfs

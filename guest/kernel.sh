@@ -2,6 +2,7 @@
 # Build a guest kernel from Debian's linux-source-6.12 with the project's series.
 #
 #   guest/kernel.sh KERNEL [KCONFIG]
+#   guest/kernel.sh --prefixes       build every prefix of the series (slow)
 #
 # KERNEL is base (the series up to "# base-end") or patched (the whole series);
 # KCONFIG is default or debug. The tarball is extracted once into build/linux and put
@@ -14,7 +15,12 @@ set -euo pipefail
 # shellcheck source=guest/lib.sh
 . "$(dirname "$0")/lib.sh"
 
-kernel=${1:?usage: kernel.sh base|patched [default|debug]}
+prefixes=
+if [ "${1:-}" = --prefixes ]; then
+	prefixes=1
+	set -- patched default
+fi
+kernel=${1:?usage: kernel.sh base|patched [default|debug] | --prefixes}
 kconfig=${2:-default}
 check_kernel_name "$kernel"
 check_kconfig_name "$kconfig"
@@ -117,16 +123,22 @@ configure() {
 	echo "$stamp" >"$OBJ/.config-stamp"
 }
 
-build() {
+# compile WHAT: make the bzImage in $OBJ from $SRC (through ccache when present);
+# on failure show the errors and die naming WHAT.
+compile() {
 	local cc=gcc
 	command -v ccache >/dev/null && cc="ccache gcc"
 	export CCACHE_DIR=${CCACHE_DIR:-$HOME/.cache/ccache-eas}
 	export CCACHE_BASEDIR=$BUILD
-	info "building $id (log: $OBJ/build.log)"
 	if ! make -C "$SRC" O="$OBJ" -j"$(nproc)" CC="$cc" bzImage >"$OBJ/build.log" 2>&1; then
 		grep -E 'error|Error' "$OBJ/build.log" | head -20 >&2
-		die "$id: kernel build failed (see $OBJ/build.log)"
+		die "$1 does not build (see $OBJ/build.log)"
 	fi
+}
+
+build() {
+	info "building $id (log: $OBJ/build.log)"
+	compile "$id"
 	mkdir -p "$OUT"
 	cp "$OBJ/arch/x86/boot/bzImage" "$OUT/bzImage.new"
 	mv "$OUT/bzImage.new" "$OUT/bzImage"
@@ -141,6 +153,23 @@ json.dump(info, open(sys.argv[-1], "w"), indent=1)' "$kernel" "$kconfig" \
 	info "$id ready: $OUT/bzImage"
 }
 
+# Every prefix of the series must build on its own (one logical change per patch):
+# check out each in turn and build it into build/obj/prefix, then go back to the
+# whole series. Nothing lands in build/kernels.
+build_prefixes() {
+	local n total
+	total=$(series_patches patched | wc -l)
+	for ((n = 1; n <= total; n++)); do
+		git -C "$SRC" checkout -q --detach "series-patched~$((total - n))"
+		info "prefix $n/$total: $(git -C "$SRC" log -1 --format=%s)"
+		id=prefix OBJ=$BUILD/obj/prefix
+		configure
+		compile "prefix $n ($(git -C "$SRC" log -1 --format=%s))"
+	done
+	git -C "$SRC" checkout -q --detach series-patched
+	info "all $total prefixes build"
+}
+
 # All kernels share build/linux and the build worktree: one kernel.sh at a time.
 mkdir -p "$BUILD"
 exec 9>"$BUILD/.kernel.lock"
@@ -148,5 +177,9 @@ flock 9
 prepare_repo
 apply_series
 checkout_kernel
+if [ -n "$prefixes" ]; then
+	build_prefixes
+	exit 0
+fi
 configure
 build
