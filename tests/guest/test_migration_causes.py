@@ -5,7 +5,7 @@ import os
 
 import pytest
 
-from conftest import TOP, run
+from conftest import TOP, guest_run, run
 
 CASES = {
     # A hog pinned to E-core CPU 0, then freed: the pinning moves it (affinity), then
@@ -18,10 +18,8 @@ CASES = {
 }
 
 
-def analysed(profile):
-    r = run([f"{TOP}/guest/run.sh", f"{TOP}/rt-app-profiles/{profile}.json", "patched"], timeout=600)
-    assert r.returncode == 0, r.stderr[-2000:]
-    run_dir = r.stdout.strip().splitlines()[-1]
+def analysed(profile, runs):
+    run_dir = guest_run(f"{TOP}/rt-app-profiles/{profile}.json", runs=runs)
     rep = run([f"{TOP}/analysis/report", run_dir], timeout=300)
     assert rep.returncode == 0, rep.stderr
     with open(os.path.join(run_dir, "analysis", "report", "metrics.json"), encoding="utf-8") as f:
@@ -29,8 +27,8 @@ def analysed(profile):
 
 
 @pytest.mark.parametrize("profile", sorted(CASES))
-def test_cause_is_attributed(profile):
-    m = analysed(profile)
+def test_cause_is_attributed(profile, tmp_path):
+    m = analysed(profile, tmp_path)
     reasons = m["migrations"]["by_reason"]
     assert set(reasons) & CASES[profile], reasons
     # Every move of a profile thread came with the path that made it.

@@ -6,15 +6,13 @@ import re
 
 import pytest
 
-from conftest import BUILD, TOP, run
+from conftest import BUILD, TOP, guest_run, run
 
 READER = os.path.join(BUILD, "analysis", "eas-trace-reader")
 
 
-def guest_run(profile, tmp_path):
-    r = run([f"{TOP}/guest/run.sh", f"{TOP}/rt-app-profiles/{profile}.json", "patched"], timeout=600)
-    assert r.returncode == 0, r.stderr[-2000:]
-    run_dir = r.stdout.strip().splitlines()[-1]
+def replay(profile, tmp_path):
+    run_dir = guest_run(f"{TOP}/rt-app-profiles/{profile}.json", runs=tmp_path / "runs")
     tables = tmp_path / "tables"
     tables.mkdir()
     assert run([READER, os.path.join(run_dir, "trace.dat"), str(tables)], timeout=120).returncode == 0
@@ -61,7 +59,7 @@ def base_slice_ns(run_dir):
 
 @pytest.mark.parametrize("profile", ["capped-hogs", "short-slice"])
 def test_attributes_precede_the_first_event(profile, tmp_path):
-    run_dir, prints = guest_run(profile, tmp_path)
+    run_dir, prints = replay(profile, tmp_path)
     seen, first = attrs_before_first_event(prints)
     procs = proc_sched(run_dir)
     if profile == "capped-hogs":
