@@ -17,9 +17,10 @@ SMOKE = os.path.join(TOP, "rt-app-profiles", "smoke.json")
 E_STATES = {2: (240, 104), 3: (360, 105), 4: (480, 106), 5: (600, 107)}
 P_STATES = {2: (409, 130), 3: (614, 131), 4: (819, 132), 5: (1024, 133)}
 EXPECTED_EM = {str(cpu): (E_STATES if cpu < 4 else P_STATES) for cpu in range(6)}
-# v0.21: one domain per type, one state at full capacity, cost = the type part
-# (100 for E-cores, 10000000 / 78741 = 126 for P-cores).
-EXPECTED_V021 = {"0-3": {5: (600, 100)}, "4-5": {5: (1024, 126)}}
+# v0.21: one cost-only domain per type (no active_power(): a single state with
+# no frequency and no performance), cost = the type part (100 for E-cores,
+# 10000000 / 78741 = 126 for P-cores).
+EXPECTED_V021 = {"0-3": {0: (0, 100)}, "4-5": {0: (0, 126)}}
 # v6.19: per CPU, cost = level + 1 (E-core with L3) or + 2 (P-core).
 EXPECTED_V619 = {str(cpu): ({2: (240, 3), 3: (360, 4), 4: (480, 5), 5: (600, 6)} if cpu < 4
                             else {2: (409, 4), 3: (614, 5), 4: (819, 6), 5: (1024, 7)})
@@ -78,6 +79,24 @@ def test_layout_choice(tmp_path, layout, expected):
     assert "sched_energy_set: starting EAS" in dmesg
     assert read(folder, "sched_energy_aware.txt").strip() == "1"
     assert em_dump(folder) == expected
+
+
+def test_v021_cpu_online_late_joins_its_type(tmp_path):
+    """maxcpus=5 leaves P-core CPU 5 offline while the domains are registered:
+    onlining it later must put it into the P-core domain (em_dev_expand_perf_domain),
+    not make a domain of its own, and EAS must stay on."""
+    folder = inspect(tmp_path, "patched", os.path.join(TOP, "guest", "jobs", "online-late.sh"),
+                     CMDLINE="hybrid_em.layout=v0.21 maxcpus=5 sched_verbose")
+    dmesg = read(folder, "dmesg.txt")
+    assert read(folder, "online.txt").strip() == "0-5"
+    assert "EM: added to the perf domain of CPU4" in dmesg
+    assert em_dump(folder) == EXPECTED_V021
+    assert read(folder, "sched_energy_aware.txt").strip() == "1"
+    # The scheduler's perf domains, as its last rebuild printed them.
+    domains = [line for line in dmesg.splitlines() if "root_domain" in line and " pd" in line]
+    assert domains, "no perf domain debug output"
+    assert domains[-1].endswith("pd4:{ cpus=4-5 nr_pstate=1 } pd0:{ cpus=0-3 nr_pstate=1 }") or \
+        domains[-1].endswith("pd0:{ cpus=0-3 nr_pstate=1 } pd4:{ cpus=4-5 nr_pstate=1 }"), domains[-1]
 
 
 def test_unknown_layout_keeps_the_default(tmp_path):
