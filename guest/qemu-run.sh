@@ -4,7 +4,12 @@
 #   qemu-run.sh KERNEL_IMAGE SHARE_DIR
 #
 # Settings come from the environment: CPUS (6), MEM (2048 MiB), TIMEOUT (seconds, 300),
-# CMDLINE (appended to the kernel command line), ACCEL (auto|tcg|kvm).
+# CMDLINE (appended to the kernel command line), ACCEL (auto|tcg|kvm), TCG_CPU (the
+# -cpu model under TCG). The default TCG_CPU is QEMU's "max" presented as an Intel
+# family 6 part, which Linux trusts to have a constant TSC: with the default AMD-like
+# "max" (no invariant TSC under TCG) the first cpufreq transition marks the TSC
+# unstable and the guest keeps time on the emulated HPET, whose every read traps into
+# QEMU. Real hybrid Intel parts have an invariant TSC.
 # SHARE_DIR is exported to the guest over virtio-9p and receives console.log and
 # qemu-args.txt. Exit status: 0 when the guest powered off, 124 when the timeout fired
 # (QEMU killed, SHARE_DIR/timeout written), QEMU's status otherwise.
@@ -18,6 +23,7 @@ CPUS=${CPUS:-6}
 MEM=${MEM:-2048}
 TIMEOUT=${TIMEOUT:-300}
 ACCEL=${ACCEL:-auto}
+TCG_CPU=${TCG_CPU:-max,vendor=GenuineIntel,family=6,model=15}
 TCG=tcg,thread=multi
 INITRD=${INITRD:-$BUILD/initramfs.cpio.gz}
 
@@ -50,9 +56,9 @@ kvm_works() {
 }
 
 case "$ACCEL" in
-auto) if kvm_works; then accel=(-accel kvm -cpu host); else accel=(-accel "$TCG" -cpu max); fi ;;
+auto) if kvm_works; then accel=(-accel kvm -cpu host); else accel=(-accel "$TCG" -cpu "$TCG_CPU"); fi ;;
 kvm) accel=(-accel kvm -cpu host) ;;
-tcg) accel=(-accel "$TCG" -cpu max) ;;
+tcg) accel=(-accel "$TCG" -cpu "$TCG_CPU") ;;
 *) die "ACCEL must be auto, tcg or kvm, got '$ACCEL'" ;;
 esac
 
