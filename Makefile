@@ -28,7 +28,7 @@ help:
 	@echo "make report RUNS='dir...' [VS='dir...']  report.html/md + metrics.json (A/B with VS)"
 	@echo "make bench-analysis       analysis speed vs trace-cmd report on a 1 M-event trace"
 	@echo "make prefixes             every prefix of the series builds (slow)"
-	@echo "make bench-speed          capacity-faithful speed: E-core vs P-core run time"
+	@echo "make bench-speed [REPS=n] capacity-faithful speed: E-core vs P-core run time"
 	@echo "make experiments [EXPERIMENTS=name] [REPS=n]  repeated A/B runs (layouts)"
 	@echo "make debug-check          every profile on the debug (lockdep) kernel"
 	@echo "make clean                remove build/ (the ccache stays)"
