@@ -231,3 +231,19 @@ def test_bad_input_is_one_clear_line(tmp_path, breakage, message):
     assert lines[-1].startswith("report: error: ") and message in lines[-1], r.stderr
     assert len([l for l in lines if "error" in l]) == 1
     assert not out.exists(), "a failed report must leave nothing behind"
+
+
+def test_cost_only_domains_pass_the_em_check(tmp_path):
+    """v0.21 domains: one per type, one state with frequency and performance 0."""
+    d = scenario(tmp_path)
+    subprocess.run(["rm", "-rf", os.path.join(d, "energy_model")], check=True)
+    for name, cpus, cost in (("cpu0", "0-1", 100), ("cpu2", "2", 126)):
+        ps = os.path.join(d, "energy_model", name, "ps:0")
+        os.makedirs(ps)
+        with open(os.path.join(d, "energy_model", name, "cpus"), "w", encoding="utf-8") as f:
+            f.write(cpus + "\n")
+        for key, value in (("performance", 0), ("cost", cost), ("frequency", 0), ("power", 0)):
+            with open(os.path.join(ps, key), "w", encoding="utf-8") as f:
+                f.write(f"{value}\n")
+    r = run([REPORT, "--no-plots", d], timeout=120)
+    assert r.returncode == 0, r.stderr
