@@ -43,6 +43,10 @@ def test_run_time_changes_on_debug_kernel(tmp_path):
 
 
 def test_faithful_speed_on_debug_kernel(tmp_path):
-    folder = debug_run(tmp_path, CMDLINE="hybrid_sim.faithful=1")
+    """On at boot, then off and on again through sysfs before the profile runs."""
+    folder = debug_run(tmp_path, CMDLINE="hybrid_sim.faithful=1",
+                       SETUP=os.path.join(TOP, "tests", "fixtures", "faithful-toggle.sh"))
     with open(os.path.join(folder, "dmesg.txt"), encoding="utf-8") as f:
-        assert "capacity-faithful speed on" in f.read()
+        dmesg = f.read()
+    assert dmesg.count("capacity-faithful speed on") == 2, dmesg[-2000:]
+    assert dmesg.count("capacity-faithful speed off") == 1
