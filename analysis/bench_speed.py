@@ -19,6 +19,7 @@ import sys
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(TOP, "analysis"))
 from easan import rtapp  # noqa: E402
+from easan.compare import stats  # noqa: E402
 
 PROFILE = os.path.join(TOP, "guest", "bench", "speed.json")
 JOB = os.path.join(TOP, "guest", "jobs", "speed-ab.sh")
@@ -47,14 +48,6 @@ def boot():
     return out
 
 
-def spread(values):
-    """Mean and sample standard deviation (0 for one value)."""
-    mean = sum(values) / len(values)
-    if len(values) < 2:
-        return mean, 0.0
-    return mean, (sum((v - mean) ** 2 for v in values) / (len(values) - 1)) ** 0.5
-
-
 def main():
     reps = int(os.environ.get("REPS", "1"))
     if reps < 1:
@@ -71,11 +64,12 @@ def main():
             print(f"{b:>5}/{pair:<4}{e0:8.0f}{e1:8.0f}{p0:8.0f}{p1:8.0f}"
                   f"{e_ratio[-1]:10.3f}{p_ratio[-1]:10.3f}")
     want = 1024 / E_CAPACITY
-    e, e_sd = spread(e_ratio)
-    p, p_sd = spread(p_ratio)
-    print(f"E-core run with / without the option: {e:.3f} (sd {e_sd:.3f}), target "
+    # Means with the half-width of their 95 % CI over the pairs (the A/B table's).
+    e, e_ci, _ = stats(e_ratio)
+    p, p_ci, _ = stats(p_ratio)
+    print(f"E-core run with / without the option: {e:.3f} +/- {e_ci:.3f}, target "
           f"{want:.3f} +/- 5 %: {'met' if abs(e / want - 1) <= 0.05 else 'NOT met'}")
-    print(f"P-core slowdown from the option: {p - 1:+.1%} (sd {p_sd:.1%}), target under 2 %: "
+    print(f"P-core slowdown from the option: {p - 1:+.1%} +/- {p_ci:.1%}, target under 2 %: "
           f"{'met' if p - 1 < 0.02 else 'NOT met'}")
     return 0
 

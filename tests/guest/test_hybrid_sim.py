@@ -5,9 +5,8 @@ import subprocess
 
 import pytest
 
-from conftest import BUILD, TOP, run
+from conftest import BUILD, TOP, guest_run
 
-RUN = os.path.join(TOP, "guest", "run.sh")
 INSPECT = os.path.join(TOP, "guest", "jobs", "inspect.sh")
 SMOKE = os.path.join(TOP, "rt-app-profiles", "smoke.json")
 
@@ -29,9 +28,7 @@ EXPECTED_V619 = {str(cpu): ({2: (240, 3), 3: (360, 4), 4: (480, 5), 5: (600, 6)}
 
 def inspect(tmp_path, kernel, job=INSPECT, **env):
     """Boot KERNEL with a guest job (by default: save the state); the run folder."""
-    r = run([RUN, SMOKE, kernel], env={"RUNS": str(tmp_path), "JOB": job, **env})
-    assert r.returncode == 0, r.stderr
-    return r.stdout.strip().splitlines()[-1]
+    return guest_run(SMOKE, kernel, runs=tmp_path, JOB=job, **env)
 
 
 def read(folder, name):
@@ -181,10 +178,9 @@ BACKGROUND = os.path.join(TOP, "tests", "fixtures", "background-load.json")
 @pytest.fixture(scope="module")
 def changes_run(tmp_path_factory):
     """The run-time changes of guest/jobs/runtime-changes.sh under a running profile."""
-    r = run([RUN, BACKGROUND, "patched"],
-            env={"RUNS": str(tmp_path_factory.mktemp("changes")), "JOB": CHANGES_JOB})
-    assert r.returncode == 0, r.stderr  # no splat, no timeout
-    return r.stdout.strip().splitlines()[-1]
+    # guest_run fails on a splat or a timeout.
+    return guest_run(BACKGROUND, "patched", runs=tmp_path_factory.mktemp("changes"),
+                     JOB=CHANGES_JOB)
 
 
 def test_eas_survives_run_time_changes(changes_run):
