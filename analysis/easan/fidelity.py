@@ -57,3 +57,21 @@ def summary(rows, ncpus):
     return {"per_cpu": per_cpu, "median": median, "p10": p10,
             "cpu_spread": min(per_cpu.values()) / top if top else None,
             "distorted": bool(reasons), "reason": "; ".join(reasons)}
+
+
+def read_faithful_stats(path):
+    """{cpu: (busy us, given us, ticks)} from a copy of hybrid_sim/faithful_stats.
+
+    The simulator's totals since boot for each CPU with a capacity-faithful timer:
+    the busy time it saw and the time it gave away (spin and handler). A malformed
+    line raises ValueError naming the file.
+    """
+    out = {}
+    with open(path, encoding="ascii") as f:
+        for n, line in enumerate(f, 1):
+            fields = line.split()
+            if len(fields) != 4 or not all(x.isdigit() for x in fields):
+                raise ValueError(f"{path}:{n}: not 'CPU BUSY_US GIVEN_US TICKS': {line.strip()!r}")
+            cpu, busy, given, ticks = (int(x) for x in fields)
+            out[cpu] = (busy, given, ticks)
+    return out

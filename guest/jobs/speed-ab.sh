@@ -10,6 +10,7 @@ PAIRS=3
 . "$job/lib.sh"
 
 knob=/sys/devices/system/cpu/hybrid_sim/faithful
+stats=/sys/devices/system/cpu/hybrid_sim/faithful_stats
 if [ ! -w "$knob" ]; then
 	echo "no $knob: not a simulated hybrid platform, or a kernel without the option" >&2
 	exit 1
@@ -19,9 +20,13 @@ pair=1
 while [ "$pair" -le "$PAIRS" ]; do
 	for on in 0 1; do
 		echo "$on" > "$knob" || exit 1
+		dir=$out/speed/$on-$pair
+		mkdir -p "$dir"
+		# The regulation's own totals around the replay (busy, given, ticks).
+		cat "$stats" > "$dir/faithful-stats-before.txt"
 		rt-app "$job/rt-app.json" > "$out/rt-app-$on-$pair.stdout" 2>&1 || exit 1
-		mkdir -p "$out/speed/$on-$pair"
-		mv /tmp/rt-app-logs/* "$out/speed/$on-$pair/"
+		cat "$stats" > "$dir/faithful-stats-after.txt"
+		mv /tmp/rt-app-logs/* "$dir/"
 	done
 	pair=$((pair + 1))
 done

@@ -5,8 +5,12 @@ WARNING, BUG, lockdep report or RCU stall in the console, so a zero exit status 
 the check."""
 import json
 import os
+import sys
 
 from conftest import TOP, run
+
+sys.path.insert(0, os.path.join(TOP, "analysis"))
+from easan.fidelity import read_faithful_stats  # noqa: E402
 
 RUN = os.path.join(TOP, "guest", "run.sh")
 SMOKE = os.path.join(TOP, "rt-app-profiles", "smoke.json")
@@ -50,3 +54,11 @@ def test_faithful_speed_on_debug_kernel(tmp_path):
         dmesg = f.read()
     assert dmesg.count("capacity-faithful speed on") == 2, dmesg[-2000:]
     assert dmesg.count("capacity-faithful speed off") == 1
+    # The regulation gives away (1024 - 600)/1024 = 0.414 of an E-core's busy time
+    # (the kernel's own totals: no host timing in it); P-cores get no timer at all.
+    stats = read_faithful_stats(os.path.join(folder, "faithful_stats.txt"))
+    assert stats and set(stats) <= {0, 1, 2, 3}, stats
+    busy = {cpu: (b, g) for cpu, (b, g, _) in stats.items() if b >= 50000}
+    assert busy, stats
+    for cpu, (b, g) in busy.items():
+        assert 0.36 <= g / b <= 0.47, (cpu, g / b, stats)
