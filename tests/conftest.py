@@ -16,11 +16,12 @@ def run(argv, env=None, timeout=900):
                           timeout=timeout, check=False)
 
 
-def guest_run(profile, kernel="patched", runs=None, **env):
+def guest_run(profile, kernel="patched", runs=None, kconfig="default", **env):
     """Replay a profile with guest/run.sh (into RUNS when given); the run folder."""
     if runs:
         env["RUNS"] = str(runs)
-    r = run([os.path.join(TOP, "guest", "run.sh"), profile, kernel], env=env, timeout=600)
+    r = run([os.path.join(TOP, "guest", "run.sh"), profile, kernel, kconfig], env=env,
+            timeout=600)
     assert r.returncode == 0, r.stderr[-2000:]
     return r.stdout.strip().splitlines()[-1]
 

@@ -31,3 +31,17 @@ save_state() {
 	fi
 	return 0
 }
+
+# rt-app writes its per-thread logs here: the logdir guest/profile.py gives every
+# profile (GUEST_LOGDIR).
+RTAPP_LOGS=/tmp/rt-app-logs
+# rtapp_logs_ready: an empty log folder before a replay.
+rtapp_logs_ready() {
+	rm -rf "$RTAPP_LOGS" && mkdir -p "$RTAPP_LOGS"
+}
+# rtapp_logs_to DIR: move the last replay's logs into DIR.
+rtapp_logs_to() {
+	mkdir -p "$1" && mv "$RTAPP_LOGS"/* "$1/" 2>/dev/null
+	return 0
+}
+

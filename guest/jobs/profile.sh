@@ -49,7 +49,7 @@ busy() { awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 }' /proc/stat; }
 # shell, not in a $(...) subshell, which has no children of its own.
 children() { times > /tmp/times; awk 'NR == 2 { gsub(/[ms]/, " "); printf "%d\n", ($1 * 60 + $2 + $3 * 60 + $4) * 100 }' /tmp/times; }
 
-mkdir -p /tmp/rt-app-logs
+rtapp_logs_ready
 busy0=$(busy)
 children > /tmp/ch0
 # A profile's util_min/util_max/slice_us keys: the shim applies them in each
@@ -97,8 +97,7 @@ done
 # (zstd-compressed) files ("error reading header").
 trace-cmd extract --compression none -o /tmp/trace.dat > "$out/trace-cmd-extract.log" 2>&1
 cp /tmp/trace.dat "$out/trace.dat"
-mkdir -p "$out/rt-app"
-cp /tmp/rt-app-logs/* "$out/rt-app/" 2>/dev/null
+rtapp_logs_to "$out/rt-app"
 
 save_state "$out"
 

@@ -15,18 +15,18 @@ if [ ! -w "$knob" ]; then
 	echo "no $knob: not a simulated hybrid platform, or a kernel without the option" >&2
 	exit 1
 fi
-mkdir -p /tmp/rt-app-logs
 pair=1
 while [ "$pair" -le "$PAIRS" ]; do
 	for on in 0 1; do
 		echo "$on" > "$knob" || exit 1
 		dir=$out/speed/$on-$pair
 		mkdir -p "$dir"
+		rtapp_logs_ready
 		# The regulation's own totals around the replay (busy, given, ticks).
 		cat "$stats" > "$dir/faithful-stats-before.txt"
 		rt-app "$job/rt-app.json" > "$out/rt-app-$on-$pair.stdout" 2>&1 || exit 1
 		cat "$stats" > "$dir/faithful-stats-after.txt"
-		mv /tmp/rt-app-logs/* "$dir/"
+		rtapp_logs_to "$dir"
 	done
 	pair=$((pair + 1))
 done

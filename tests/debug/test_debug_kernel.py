@@ -7,19 +7,16 @@ import json
 import os
 import sys
 
-from conftest import TOP, run
+from conftest import TOP, guest_run
 
 sys.path.insert(0, os.path.join(TOP, "analysis"))
 from easan.fidelity import read_faithful_stats  # noqa: E402
 
-RUN = os.path.join(TOP, "guest", "run.sh")
 SMOKE = os.path.join(TOP, "rt-app-profiles", "smoke.json")
 
 
 def debug_run(tmp_path, profile=SMOKE, **env):
-    r = run([RUN, profile, "patched", "debug"], env={"RUNS": str(tmp_path), **env})
-    assert r.returncode == 0, r.stderr
-    folder = r.stdout.strip().splitlines()[-1]
+    folder = guest_run(profile, "patched", runs=tmp_path, kconfig="debug", **env)
     with open(os.path.join(folder, "dmesg.txt"), encoding="utf-8") as f:
         assert "Lock dependency validator" in f.read(), "not a lockdep kernel"
     with open(os.path.join(folder, "run.json"), encoding="utf-8") as f:
