@@ -9,21 +9,23 @@ set -euo pipefail
 REPS=${REPS:-3}
 OUT=$BUILD/reports/experiments
 
-# runs PROFILE LAYOUT: REPS run folders of PROFILE on the patched kernel with that
-# energy-model layout, one per line.
+# runs PROFILE LAYOUT [PARAMS]: REPS run folders of PROFILE on the patched kernel
+# with that energy-model layout (and kernel PARAMS, then the caller's CMDLINE),
+# one per line.
 runs() {
 	local i
 	for ((i = 1; i <= REPS; i++)); do
-		info "$1 with layout $2: run $i/$REPS" >&2
-		CMDLINE="hybrid_em.layout=$2" "$TOP/guest/run.sh" "$TOP/rt-app-profiles/$1.json" patched | tail -n 1
+		info "$1 with layout $2 ${3:-}: run $i/$REPS" >&2
+		CMDLINE="hybrid_em.layout=$2 ${3:-} ${CMDLINE:-}" \
+			"$TOP/guest/run.sh" "$TOP/rt-app-profiles/$1.json" patched | tail -n 1
 	done
 }
 
-# compare NAME PROFILE LAYOUT_A LAYOUT_B
+# compare NAME PROFILE LAYOUT_A LAYOUT_B [PARAMS]
 compare() {
 	local a b
-	mapfile -t a < <(runs "$2" "$3")
-	mapfile -t b < <(runs "$2" "$4")
+	mapfile -t a < <(runs "$2" "$3" "${5:-}")
+	mapfile -t b < <(runs "$2" "$4" "${5:-}")
 	info "$1: A = $3, B = $4"
 	"$TOP/analysis/report" -o "$OUT/$1" "${a[@]}" --vs "${b[@]}"
 }
@@ -33,8 +35,14 @@ compare() {
 layout_same_type() { compare layout-same-type many-small v0.21 v0.3; }
 # The 6.19 retune: P-cores take work once E-cores pass ~60 % utilization.
 layout_v619_takeover() { compare layout-v6.19-takeover e-load-70 v0.3 v6.19; }
+# The same with E-cores that take 1024/600 as long to do the work, so that a task's
+# util is the same on either type (without it, a task's util on a P-core reads
+# 1024/600 of its util on an E-core and it never fits an E-core again).
+layout_v619_takeover_faithful() {
+	compare layout-v6.19-takeover-faithful e-load-70-faithful v0.3 v6.19 hybrid_sim.faithful=1
+}
 
-ALL=(layout_same_type layout_v619_takeover)
+ALL=(layout_same_type layout_v619_takeover layout_v619_takeover_faithful)
 names=("$@")
 [ ${#names[@]} -gt 0 ] || names=("${ALL[@]}")
 for n in "${names[@]}"; do
