@@ -1,4 +1,5 @@
 """Shared pytest helpers: project paths and running the project's scripts."""
+import json
 import os
 import subprocess
 
@@ -24,6 +25,15 @@ def guest_run(profile, kernel="patched", runs=None, kconfig="default", **env):
             timeout=600)
     assert r.returncode == 0, r.stderr[-2000:]
     return r.stdout.strip().splitlines()[-1]
+
+
+def analysed(profile, runs, **env):
+    """Replay rt-app-profiles/PROFILE.json (guest_run), run the analysis on it; its metrics."""
+    run_dir = guest_run(f"{TOP}/rt-app-profiles/{profile}.json", runs=runs, **env)
+    rep = run([f"{TOP}/analysis/report", run_dir], timeout=300)
+    assert rep.returncode == 0, rep.stderr
+    with open(os.path.join(run_dir, "analysis", "report", "metrics.json"), encoding="utf-8") as f:
+        return json.load(f)["runs"][0]
 
 
 @pytest.fixture

@@ -1,11 +1,8 @@
 """Each migration cause, provoked by a real guest run and attributed by the analysis
 from the kernel's eas_migrate_reason events (patched kernel, default platform)."""
-import json
-import os
-
 import pytest
 
-from conftest import TOP, guest_run, run
+from conftest import analysed
 
 CASES = {
     # A hog pinned to E-core CPU 0, then freed: the pinning moves it (affinity), then
@@ -16,14 +13,6 @@ CASES = {
     # Eight small periodic tasks: wakeup placement moves them.
     "many-small": {"wakeup"},
 }
-
-
-def analysed(profile, runs):
-    run_dir = guest_run(f"{TOP}/rt-app-profiles/{profile}.json", runs=runs)
-    rep = run([f"{TOP}/analysis/report", run_dir], timeout=300)
-    assert rep.returncode == 0, rep.stderr
-    with open(os.path.join(run_dir, "analysis", "report", "metrics.json"), encoding="utf-8") as f:
-        return json.load(f)["runs"][0]
 
 
 @pytest.mark.parametrize("profile", sorted(CASES))
