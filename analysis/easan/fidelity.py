@@ -75,3 +75,21 @@ def read_faithful_stats(path):
             cpu, busy, given, ticks = (int(x) for x in fields)
             out[cpu] = (busy, given, ticks)
     return out
+
+
+def alternating_blocks(values, block, skip=1):
+    """(even blocks, odd blocks) of a log that alternates between two CPUs.
+
+    A task whose phases alternate CPU A, CPU B, A, B ... with `block` runs each
+    logs them in that order; the first `skip` runs of each block include the
+    move and are left out. A short last block is kept (rt-app stops at its
+    duration). Returns two lists of the kept values, A's then B's.
+    """
+    if block < 1 or not 0 <= skip < block:
+        raise ValueError(f"block {block}, skip {skip}: need block >= 1 and 0 <= skip < block")
+    a, b = [], []
+    for i, v in enumerate(values):
+        if i % block >= skip:
+            (a if (i // block) % 2 == 0 else b).append(v)
+    return a, b
+
