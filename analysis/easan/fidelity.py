@@ -93,3 +93,45 @@ def alternating_blocks(values, block, skip=1):
             (a if (i // block) % 2 == 0 else b).append(v)
     return a, b
 
+
+
+# Switching the option disturbs the CPUs around it (timers start, E-cores
+# calibrate); /proc/uptime, which times a switch, ticks every 10 ms.
+FLIP_GUARD_US = 30000
+
+
+def read_flips(path):
+    """[(before_us, after_us, state)] from make bench-speed's flips.txt.
+
+    Each line is "UPTIME_BEFORE UPTIME_AFTER STATE": /proc/uptime in seconds
+    around one write of 0 or 1 to the option's switch. A malformed line
+    raises ValueError naming the file.
+    """
+    out = []
+    with open(path, encoding="ascii") as f:
+        for n, line in enumerate(f, 1):
+            fields = line.split()
+            try:
+                before, after, state = float(fields[0]), float(fields[1]), int(fields[2])
+                if len(fields) != 3 or state not in (0, 1) or after < before:
+                    raise ValueError
+            except (ValueError, IndexError):
+                raise ValueError(f"{path}:{n}: not 'UPTIME_BEFORE UPTIME_AFTER 0|1': "
+                                 f"{line.strip()!r}") from None
+            out.append((round(before * 1e6), round(after * 1e6), state))
+    return out
+
+
+def option_state(flips, start_us, end_us, guard_us=FLIP_GUARD_US):
+    """The option's state (0 or 1) through a whole run [start_us, end_us].
+
+    None when a switch, widened by guard_us each side, overlaps the run, or
+    when the run started before the first switch.
+    """
+    state = None
+    for before, after, s in flips:
+        if start_us < after + guard_us and end_us > before - guard_us:
+            return None
+        if after + guard_us <= start_us:
+            state = s
+    return state

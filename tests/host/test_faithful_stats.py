@@ -1,4 +1,4 @@
-"""Reading hybrid_sim/faithful_stats copies and splitting bench-speed's alternating log."""
+"""faithful_stats copies, and splitting make bench-speed's logs by CPU block and option state."""
 import os
 import sys
 
@@ -7,7 +7,8 @@ import pytest
 from conftest import TOP
 
 sys.path.insert(0, os.path.join(TOP, "analysis"))
-from easan.fidelity import alternating_blocks, read_faithful_stats  # noqa: E402
+from easan.fidelity import (alternating_blocks, option_state, read_faithful_stats,  # noqa: E402
+                            read_flips)
 
 
 def test_reads_each_cpu_line(tmp_path):
@@ -36,3 +37,33 @@ def test_alternating_blocks_rejects_a_bad_split(block, skip):
     with pytest.raises(ValueError, match="need block >= 1"):
         alternating_blocks([1, 2, 3], block, skip)
 
+
+
+def test_flips_are_read_in_microseconds(tmp_path):
+    path = tmp_path / "flips.txt"
+    path.write_text("2.19 2.23 1\n2.74 2.74 0\n", encoding="ascii")
+    assert read_flips(path) == [(2190000, 2230000, 1), (2740000, 2740000, 0)]
+
+
+@pytest.mark.parametrize("line", ["2.19 2.23\n", "2.19 2.23 2\n", "2.30 2.20 1\n", "x 2.2 1\n"])
+def test_malformed_flip_names_the_file_and_line(tmp_path, line):
+    path = tmp_path / "flips.txt"
+    path.write_text("1.00 1.01 1\n" + line, encoding="ascii")
+    with pytest.raises(ValueError, match=r"flips.txt:2: not 'UPTIME_BEFORE"):
+        read_flips(path)
+
+
+# On at 1.00-1.02 s, off at 1.50-1.51 s; the guard is 30 ms.
+FLIPS = [(1000000, 1020000, 1), (1500000, 1510000, 0)]
+
+
+@pytest.mark.parametrize("start, end, want", [
+    (1100000, 1102000, 1),     # well inside the on window
+    (1049000, 1051000, None),  # starts 29 ms after the switch ended: inside the guard
+    (1050000, 1052000, 1),     # 30 ms after: clear
+    (1468000, 1471000, None),  # ends 29 ms before the off switch began
+    (1600000, 1602000, 0),     # after the off switch
+    (900000, 902000, None),    # before the first switch: unknown
+])
+def test_option_state_of_a_run(start, end, want):
+    assert option_state(FLIPS, start, end) == want
