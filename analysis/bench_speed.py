@@ -141,9 +141,10 @@ def verdict(value, ci, low, high):
 
 
 def main():
-    reps = int(os.environ.get("REPS", "1"))
-    if reps < 1:
-        sys.exit("bench-speed: REPS must be at least 1")
+    reps = os.environ.get("REPS", "1")
+    if not reps.isdigit() or int(reps) < 1:
+        sys.exit(f"bench-speed: REPS={reps!r}: expected a whole number, at least 1")
+    reps = int(reps)
     block = block_length()
     e_over_p, off_e_over_p, p_ratio, shares, p_flip = [], [], [], [], []
     print(f"{'boot/pair':>11}{'E off':>7}{'P off':>7}{'E on':>7}{'P on':>7}"

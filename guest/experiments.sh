@@ -7,6 +7,7 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 REPS=${REPS:-3}
+[[ $REPS =~ ^[1-9][0-9]*$ ]] || die "REPS=$REPS: expected a whole number, at least 1"
 OUT=$BUILD/reports/experiments
 
 # runs PROFILE LAYOUT [PARAMS]: REPS run folders of PROFILE on the patched kernel

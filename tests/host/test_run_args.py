@@ -1,4 +1,4 @@
-"""`make run` refuses bad arguments before building or booting anything."""
+"""`make run` (and the bench and experiment scripts) refuse bad arguments before building or booting."""
 import json
 
 import pytest
@@ -44,3 +44,12 @@ def test_unknown_kernel_or_kconfig(tmp_path, var, value, needle):
     assert r.returncode != 0
     assert needle in one_error_line(r)
     assert not (tmp_path / "runs").exists()
+
+
+@pytest.mark.parametrize("script", ["analysis/bench_speed.py", "guest/experiments.sh"])
+@pytest.mark.parametrize("reps", ["x", "0", "-2"])
+def test_bad_reps_is_one_line_before_any_boot(top, script, reps):
+    r = run([f"{top}/{script}"], env={"REPS": reps}, timeout=60)
+    assert r.returncode != 0
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and f"REPS={reps}" in lines[0].replace("'", ""), r.stderr
