@@ -94,7 +94,6 @@ def alternating_blocks(values, block, skip=1):
     return a, b
 
 
-
 # Switching the option disturbs the CPUs around it (timers start, E-cores
 # calibrate); /proc/uptime, which times a switch, ticks every 10 ms.
 FLIP_GUARD_US = 30000

@@ -38,7 +38,6 @@ def test_alternating_blocks_rejects_a_bad_split(block, skip):
         alternating_blocks([1, 2, 3], block, skip)
 
 
-
 def test_flips_are_read_in_microseconds(tmp_path):
     path = tmp_path / "flips.txt"
     path.write_text("2.19 2.23 1\n2.74 2.74 0\n", encoding="ascii")
