@@ -18,7 +18,11 @@ def table(run, t0, t1):
 
 
 def counts(mig):
-    """{'total', 'same', 'up', 'down', 'by_cause': {cause: n}, 'by_reason': {...}}."""
+    """{'total', 'same', 'up', 'down', 'by_cause': {cause: n}, 'by_reason': {...},
+    'by_reason_direction': {reason: {'same', 'up', 'down'}}}.
+
+    The last says, for instance, whether wakeup decisions moved work E->P or back.
+    """
     by_cause = {c: int((mig["cause"] == c).sum()) for c in ORDER if (mig["cause"] == c).any()}
     return {
         "total": int(len(mig)),
@@ -27,6 +31,9 @@ def counts(mig):
         "down": int((mig["direction"] == "down").sum()),
         "by_cause": by_cause,
         "by_reason": {r: int(n) for r, n in mig["reason"].value_counts().sort_index().items()},
+        "by_reason_direction": {
+            r: {d: int((grp["direction"] == d).sum()) for d in ("same", "up", "down")}
+            for r, grp in mig.groupby("reason", sort=True)},
     }
 
 

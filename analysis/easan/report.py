@@ -18,6 +18,13 @@ def _us(ns):
     return "-" if ns is None else f"{ns / 1e3:.0f}"
 
 
+def _reasons(mg):
+    """'wakeup: 3 (1 / 2 / 0), ...': each kernel reason with its directions."""
+    dirs = mg["by_reason_direction"]
+    return ", ".join(f"{r}: {n} ({dirs[r]['same']} / {dirs[r]['up']} / {dirs[r]['down']})"
+                     for r, n in mg["by_reason"].items()) or "none"
+
+
 def run_section(m):
     """Markdown lines describing one run."""
     v = m["verdict"]
@@ -31,7 +38,7 @@ def run_section(m):
     out += ["", "| metric | value |", "|---|---|",
             f"| migrations (same-type / up / down) | {mg['total']} ({mg['same']} / {mg['up']} / {mg['down']}) |",
             "| by cause | " + (", ".join(f"{c}: {n}" for c, n in mg["by_cause"].items()) or "none") + " |",
-            "| by kernel reason | " + (", ".join(f"{r}: {n}" for r, n in mg["by_reason"].items()) or "none") + " |",
+            f"| by kernel reason (same / up / down) | {_reasons(mg)} |",
             f"| wakeups re-enqueued in place (delayed dequeue) | {m['delayed_wakeups']} |",
             f"| wakeup latency p50 / p95 / p99 / max (us) | {_us(lat['p50'])} / {_us(lat['p95'])} / "
             f"{_us(lat['p99'])} / {_us(lat['max'])} ({lat['n']} wakeups) |",

@@ -13,7 +13,7 @@ from conftest import analysed
 def p_share(tmp_path, layout):
     m = analysed("e-load-70-faithful", tmp_path / layout,
                  CMDLINE=f"hybrid_em.layout={layout} hybrid_sim.faithful=1")
-    return m["residency_share"].get("p", 0.0), m["migrations"]["by_reason"]
+    return m["residency_share"].get("p", 0.0), m["migrations"]["by_reason_direction"]
 
 
 def test_v619_sends_e_core_load_to_p_cores(tmp_path):
@@ -21,5 +21,5 @@ def test_v619_sends_e_core_load_to_p_cores(tmp_path):
     v619, v619_reasons = p_share(tmp_path, "v6.19")
     assert v619 >= 0.35, (v619, v619_reasons)
     assert v619 - v03 >= 0.2, (v03, v619, v03_reasons, v619_reasons)
-    # Energy decisions at wakeup took part, not only misfit moves.
-    assert v619_reasons.get("wakeup", 0) >= 1, v619_reasons
+    # Energy decisions at wakeup moved work up to the P-cores, not only misfit moves.
+    assert v619_reasons.get("wakeup", {}).get("up", 0) >= 1, v619_reasons

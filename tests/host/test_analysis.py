@@ -79,8 +79,23 @@ def test_migrations_by_direction_and_cause(metrics):
     assert (m["total"], m["same"], m["up"], m["down"]) == (4, 1, 2, 1)
     assert m["by_cause"] == {"wakeup": 1, "load_balance": 1, "misfit": 1, "unknown": 1}
     assert m["by_reason"] == {"active_misfit": 1, "lb_busy": 1, "unknown": 1, "wakeup": 1}
+    # a 0->1 (E->E) at wakeup, b 2->0 (P->E) by lb_busy, a 1->2 and b 0->2 (E->P).
+    assert m["by_reason_direction"] == {
+        "active_misfit": {"same": 0, "up": 1, "down": 0},
+        "lb_busy": {"same": 0, "up": 0, "down": 1},
+        "unknown": {"same": 0, "up": 1, "down": 0},
+        "wakeup": {"same": 1, "up": 0, "down": 0}}
     a = metrics["tasks"]["100"]["migrations"]
     assert (a["same"], a["up"], a["down"]) == (1, 1, 0)
+
+
+def test_report_lists_reasons_with_directions(tmp_path):
+    d = scenario(tmp_path)
+    assert run([REPORT, d], timeout=120).returncode == 0
+    with open(os.path.join(d, "analysis", "report", "report.md"), encoding="utf-8") as f:
+        text = f.read()
+    assert ("| by kernel reason (same / up / down) | active_misfit: 1 (0 / 1 / 0), "
+            "lb_busy: 1 (0 / 0 / 1), unknown: 1 (0 / 1 / 0), wakeup: 1 (1 / 0 / 0) |") in text
 
 
 def test_residency(metrics):
