@@ -63,7 +63,7 @@ bench-analysis: kernels initramfs $(READER)
 prefixes: deps
 	@guest/kernel.sh --prefixes
 
-# Not a test: E-core vs P-core speed with hybrid_sim.faithful=1, one run each.
+# Not a test: capacity-faithful speed (E/P run time, P-core overhead), two boots per REPS.
 bench-speed: kernels initramfs
 	@analysis/bench_speed.py
 

@@ -8,9 +8,10 @@
 #    FLIP seconds, so that P-core runs with and without it sit side by side;
 #    logs go to speed/flip-<n>/ with flips.txt, one line per switch,
 #    "UPTIME_BEFORE UPTIME_AFTER STATE" (rt-app logs CLOCK_MONOTONIC, which
-#    /proc/uptime follows in a guest that never suspends). Each switch on
-#    recalibrates the E-cores' tick cost under load, so E-core runs from these
-#    replays are not used.
+#    /proc/uptime follows in a guest that never suspends). Only P-core runs
+#    count there: each switch on recalibrates the E-cores' tick cost under load.
+# The host's SETUP snippet may set PAIRS or FLIPS: make bench-speed boots once
+# for each kind of replay, each with its own profile.
 job=$1
 out=$job/..
 PAIRS=3
@@ -18,6 +19,8 @@ FLIPS=2
 FLIP=0.5
 # shellcheck source=guest/jobs/lib.sh
 . "$job/lib.sh"
+# shellcheck source=/dev/null
+[ -f "$job/setup.sh" ] && . "$job/setup.sh"
 
 knob=/sys/devices/system/cpu/hybrid_sim/faithful
 stats=/sys/devices/system/cpu/hybrid_sim/faithful_stats

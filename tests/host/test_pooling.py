@@ -1,0 +1,46 @@
+"""Pooling replays' ratios: hand-computed cases for the delta method and the random-effects pool."""
+import math
+import os
+import sys
+
+import pytest
+
+from conftest import TOP
+
+sys.path.insert(0, os.path.join(TOP, "analysis"))
+from easan.pooling import pooled, ratio_of_means  # noqa: E402
+
+
+def test_ratio_of_means_and_its_error():
+    # 2 / 2; relative variance 2 / (2 x 2^2) = 0.25 from the numerator, 0 from the denominator.
+    assert ratio_of_means([1, 3], [2, 2, 2, 2]) == pytest.approx((1.0, 0.5))
+
+
+def test_ratio_needs_two_values_a_side():
+    with pytest.raises(ValueError, match="two values"):
+        ratio_of_means([1], [2, 2])
+
+
+def test_quiet_replay_weighs_more():
+    # Weights 100 and 25: (100 x 1.0 + 25 x 1.1) / 125 = 1.02. Q = 0.04 + 0.16 = 0.2 < 1,
+    # so no spread between replays; half-width t(1) / sqrt(125) = 12.706 / 11.180.
+    mean, ci, tau = pooled([(1.0, 0.1), (1.1, 0.2)])
+    assert (mean, ci, tau) == pytest.approx((1.02, 1.136459, 0.0), abs=1e-6)
+
+
+def test_replays_that_disagree_widen_the_interval():
+    # Fixed mean 1.1, Q = 2 on 1 df, sum w - sum w^2 / sum w = 100: tau^2 = 0.01.
+    # Weights 1 / (0.01 + 0.01) = 50 each: half-width 12.706 / 10.
+    mean, ci, tau = pooled([(1.0, 0.1), (1.2, 0.1)])
+    assert (mean, ci, tau) == pytest.approx((1.1, 1.2706, 0.1), abs=1e-6)
+
+
+def test_agreeing_replays_keep_their_precision():
+    # Weights 100, 100, 25: half-width t(2) / sqrt(225) = 4.303 / 15.
+    mean, ci, tau = pooled([(1.0, 0.1), (1.0, 0.1), (1.0, 0.2)])
+    assert (mean, ci, tau) == pytest.approx((1.0, 0.286867, 0.0), abs=1e-6)
+
+
+def test_nothing_to_pool():
+    assert all(math.isnan(x) for x in pooled([]))
+    assert math.isnan(pooled([(1.0, 0.1)])[1])
