@@ -36,11 +36,12 @@ compare() {
 layout_same_type() { compare layout-same-type many-small v0.21 v0.3; }
 # The 6.19 retune: P-cores take work once E-cores pass ~60 % utilization.
 layout_v619_takeover() { compare layout-v6.19-takeover e-load-70 v0.3 v6.19; }
-# The same with E-cores that take 1024/600 as long to do the work, so that a task's
-# util is the same on either type (without it, a task's util on a P-core reads
-# 1024/600 of its util on an E-core and it never fits an E-core again).
+# The same with E-cores that take 1024/600 as long to do the work (the profile asks
+# for faithful_speed), so that a task's util is the same on either type (without it,
+# a task's util on a P-core reads 1024/600 of its util on an E-core and it never fits
+# an E-core again).
 layout_v619_takeover_faithful() {
-	compare layout-v6.19-takeover-faithful e-load-70-faithful v0.3 v6.19 hybrid_sim.faithful=1
+	compare layout-v6.19-takeover-faithful e-load-70-faithful v0.3 v6.19
 }
 
 ALL=(layout_same_type layout_v619_takeover layout_v619_takeover_faithful)

@@ -10,9 +10,11 @@ project's extension keys, and names the file and the key of the first problem.
                                     reads, extension keys removed, logs sent to the
                                     guest's log directory), OUTDIR/sched-attrs.json
                                     and .txt (the extension keys per task) and
-                                    OUTDIR/task-names.txt (the task keys)
+                                    OUTDIR/task-names.txt (the task keys) and, for
+                                    "faithful_speed": true, OUTDIR/faithful-speed
 """
 import json
+import os
 import re
 import sys
 
@@ -30,7 +32,8 @@ TASK_KEYS = {
 PHASE_KEYS = {"loop": int, "cpus": list}
 # Project extensions, applied by the guest helper before the task's first event.
 EXTENSION_TASK_KEYS = {"util_min": int, "util_max": int, "slice_us": int}
-EXTENSION_TOP_KEYS = {"description": str}
+# faithful_speed: the guest switches hybrid_sim's capacity-faithful speed on first.
+EXTENSION_TOP_KEYS = {"description": str, "faithful_speed": bool}
 POLICIES = {"SCHED_OTHER", "SCHED_FIFO", "SCHED_RR", "SCHED_DEADLINE"}
 # rt-app matches event names by prefix, so "run0" and "sleep1" are events too.
 EVENT_RE = re.compile(r"^(run|runtime|sleep|timer|lock|unlock|wait|signal|broad|sync|"
@@ -186,6 +189,7 @@ def prepare(prof):
     """Split a validated profile into what rt-app reads and the extension settings."""
     prof = json.loads(json.dumps(prof))
     prof.pop("description", None)
+    prof.pop("faithful_speed", None)
     attrs = {}
     for name, task in prof["tasks"].items():
         ext = {k: task.pop(k) for k in list(task) if k in EXTENSION_TASK_KEYS}
@@ -227,6 +231,13 @@ def main(argv):
         with open(f"{argv[3]}/sched-attrs.txt", "w", encoding="utf-8") as f:
             f.write("".join(f"{name} {a.get('util_min', -1)} {a.get('util_max', -1)} "
                             f"{a.get('slice_us', -1)}\n" for name, a in attrs.items()))
+        # The guest job switches capacity-faithful speed on when this file exists.
+        faithful = f"{argv[3]}/faithful-speed"
+        if prof.get("faithful_speed"):
+            with open(faithful, "w", encoding="utf-8") as f:
+                f.write("1\n")
+        elif os.path.exists(faithful):
+            os.remove(faithful)
         # rt-app names each thread after its task key: the guest filters the
         # per-task trace events on these names.
         with open(f"{argv[3]}/task-names.txt", "w", encoding="utf-8") as f:

@@ -43,6 +43,7 @@ def main(run, status, profile, kernel, kconfig):
     qemu_args = (read_text(os.path.join(run, "qemu-args.txt")) or "").splitlines()
     cmdline = qemu_args[qemu_args.index("-append") + 1] if "-append" in qemu_args else ""
     busy, rtapp = stats.get("busy_ticks"), stats.get("rtapp_ticks")
+    faithful = read_text(os.path.join(run, "faithful.txt"))
     hz = stats.get("user_hz", 100)
     outside = None
     if isinstance(busy, int) and isinstance(rtapp, int):
@@ -68,6 +69,8 @@ def main(run, status, profile, kernel, kconfig):
         "lost_events": stats.get("lost_events"),
         "outside_profile_cpu": outside,
         "timeout": read_text(os.path.join(run, "timeout")),
+        # Capacity-faithful speed at the end of the run (None: no simulator).
+        "faithful_speed": None if faithful is None else faithful == "1",
         # The SETUP snippet sourced in the guest (sched_features, sysctls...), if any.
         "setup": read_text(os.path.join(run, "guest", "setup.sh")),
     }

@@ -4,7 +4,9 @@ Busy vCPUs share the host's cores, so a vCPU's speed depends on how many
 others are busy; a contended run says little about placement. Each rt-app
 activation delivered `perf` loops in `run` us; its CPU is where its thread
 was when it started. Without capacity-faithful speed every CPU should deliver
-the same speed, so the run is flagged as distorted when:
+the same speed; with it, a CPU of capacity c should deliver c/1024 of a full
+CPU's (expected_speed). Speeds are divided by that expectation, and the run is
+flagged as distorted when:
   - a CPU's median speed is below MIN_CPU_RATIO of the fastest CPU's, or
   - the 10th percentile of all activations is below MIN_TIME_RATIO of the median.
 Fewer than MIN_ACTIVATIONS activations (a lone hog) are too few to judge.
@@ -40,22 +42,39 @@ def speeds(run, sl):
     return out
 
 
-def summary(rows, ncpus):
+def expected_speed(run):
+    """{cpu: the share of a full CPU's speed it should deliver} for this run."""
+    cpus = range(run.platform.ncpus)
+    if not run.faithful:
+        return {c: 1.0 for c in cpus}
+    return {c: min(run.platform.capacity(c), 1024) / 1024 for c in cpus}
+
+
+def summary(rows, ncpus, expected=None):
+    """Per-CPU median speeds (loops/us) and the distortion verdict.
+
+    expected: as expected_speed(); the checks compare speeds divided by it.
+    """
     if len(rows) < MIN_ACTIVATIONS:
         return {"per_cpu": {}, "distorted": None,
                 "reason": f"{len(rows)} activations logged, too few to judge the speed"}
     arr = np.array(rows, dtype=float)
     per_cpu = {int(c): float(np.median(arr[arr[:, 0] == c, 2]))
                for c in range(ncpus) if (arr[:, 0] == c).any()}
-    top = max(per_cpu.values())
+    if expected:
+        arr[:, 2] /= [expected.get(int(c), 1.0) for c in arr[:, 0]]
+    judged = {c: float(np.median(arr[arr[:, 0] == c, 2])) for c in per_cpu}
+    top = max(judged.values())
     median = float(np.median(arr[:, 2]))
     p10 = float(np.percentile(arr[:, 2], 10))
-    slow = {c: s / top for c, s in per_cpu.items() if s / top < MIN_CPU_RATIO}
-    reasons = [f"CPU {c} ran at {r:.0%} of the fastest" for c, r in sorted(slow.items())]
+    what = "of the fastest" if not expected or set(expected.values()) == {1.0} else \
+        "of the fastest, for its capacity"
+    slow = {c: s / top for c, s in judged.items() if s / top < MIN_CPU_RATIO}
+    reasons = [f"CPU {c} ran at {r:.0%} {what}" for c, r in sorted(slow.items())]
     if median > 0 and p10 / median < MIN_TIME_RATIO:
         reasons.append(f"10% of activations ran below {p10 / median:.0%} of the median speed")
     return {"per_cpu": per_cpu, "median": median, "p10": p10,
-            "cpu_spread": min(per_cpu.values()) / top if top else None,
+            "cpu_spread": min(judged.values()) / top if top else None,
             "distorted": bool(reasons), "reason": "; ".join(reasons)}
 
 

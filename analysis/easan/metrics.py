@@ -57,7 +57,9 @@ def compute(run):
         "outside": residency.outside_share(run, sl),
         "energy": energy.estimate(run, sl, t0, t1),
         "power_model": power_model.DESCRIPTION,
-        "fidelity": fidelity.summary(speed_rows, run.platform.ncpus),
+        "faithful_speed": run.faithful,
+        "fidelity": fidelity.summary(speed_rows, run.platform.ncpus,
+                                     fidelity.expected_speed(run)),
         "tasks": tasks,
     }
     m["verdict"] = verdict.judge(m, run.platform.ncpus)

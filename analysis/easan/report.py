@@ -61,7 +61,9 @@ def run_section(m):
                    f"{', '.join(_ms(x) for x in reactions) or '-'} | {_us(t['wakeup_latency_ns']['p95'])} | "
                    f"{sl.get('negative', 0)}/{sl.get('activations', 0)} |")
     f = m["fidelity"]
-    out += ["", f"Fidelity: {f.get('reason') or 'delivered speed within bounds'}"
+    speed = "capacity-faithful E-cores, judged against capacity/1024" if m.get("faithful_speed") \
+        else "every CPU at the host's speed"
+    out += ["", f"Fidelity ({speed}): {f.get('reason') or 'delivered speed within bounds'}"
             + (" (per-CPU median loops/us: " + ", ".join(f"CPU{c} {s:.2f}" for c, s in f["per_cpu"].items()) + ")"
                if f.get("per_cpu") else ""), ""]
     return out

@@ -49,6 +49,14 @@ class Run:
         return " ".join([self.record.get("kernel", "?")] + extra) + (f" [{setup}]" if setup else "")
 
     @property
+    def faithful(self):
+        """Whether the E-cores ran capacity-faithful speed (run.json, else the command line)."""
+        if self.record.get("faithful_speed") is not None:
+            return bool(self.record["faithful_speed"])
+        return any(w in ("hybrid_sim.faithful=1", "hybrid_sim.faithful=y")
+                   for w in (self.record.get("cmdline") or "").split())
+
+    @property
     def pids(self):
         return set(self.threads["pid"])
 

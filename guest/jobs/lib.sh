@@ -23,6 +23,11 @@ save_state() {
 		echo "$eas" > "$1/sched_energy_aware.txt"
 	fi
 	cat /sys/devices/system/cpu/cpufreq/policy*/scaling_driver > "$1/cpufreq_drivers.txt" 2>/dev/null
+	# Whether capacity-faithful speed was on (absent without the simulator).
+	faithful=$(cat /sys/devices/system/cpu/hybrid_sim/faithful 2>/dev/null)
+	if [ -n "$faithful" ]; then
+		echo "$faithful" > "$1/faithful.txt"
+	fi
 	# Capacity-faithful speed's totals, where its timers ever ran.
 	# (sysfs files report a size whatever they hold: read it first).
 	stats=$(cat /sys/devices/system/cpu/hybrid_sim/faithful_stats 2>/dev/null)

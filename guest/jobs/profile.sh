@@ -36,6 +36,13 @@ for dir in "$T"/events/eas*/*/; do
 done
 # rt-app's trace_marker lines are recorded whatever events are enabled.
 
+# A profile with "faithful_speed": true runs on capacity-faithful E-cores.
+if [ -f "$job/faithful-speed" ]; then
+	knob=/sys/devices/system/cpu/hybrid_sim/faithful
+	[ -w "$knob" ] || { echo "the profile asks for faithful_speed but $knob is missing (no simulated hybrid platform?)" >&2; exit 1; }
+	echo 1 > "$knob" || { echo "could not switch capacity-faithful speed on" >&2; exit 1; }
+fi
+
 # Per-run setup the host asked for (sched_features, sysctls, cpufreq status...).
 # shellcheck source=/dev/null
 [ -f "$job/setup.sh" ] && . "$job/setup.sh"

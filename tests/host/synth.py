@@ -88,8 +88,10 @@ def write_em(run_dir, cpus):
                     f.write(f"{value}\n")
 
 
-def make_run(run_dir, trace, tasks, platform, logs, kernel="patched", comms=None):
-    """tasks: {name: instances}; logs: {thread: [(perf, run_us, start_ms, slack_us)]}."""
+def make_run(run_dir, trace, tasks, platform, logs, kernel="patched", comms=None,
+             record=None):
+    """tasks: {name: instances}; logs: {thread: [(perf, run_us, start_ms, slack_us)]};
+    record: more run.json fields."""
     os.makedirs(os.path.join(run_dir, "guest"))
     os.makedirs(os.path.join(run_dir, "rt-app"))
     prof = {"description": "synthetic", "global": {"duration": 1, "calibration": "CPU0"},
@@ -100,7 +102,8 @@ def make_run(run_dir, trace, tasks, platform, logs, kernel="patched", comms=None
     with open(os.path.join(run_dir, "guest", "rt-app.json"), "w", encoding="utf-8") as f:
         json.dump(prof, f)
     record = {"status": "ok", "profile": "synthetic.json", "kernel": kernel,
-              "cmdline": f"console=ttyS0 hybrid_sim={platform}", "lost_events": 0}
+              "cmdline": f"console=ttyS0 hybrid_sim={platform}", "lost_events": 0,
+              **(record or {})}
     with open(os.path.join(run_dir, "run.json"), "w", encoding="utf-8") as f:
         json.dump(record, f)
     names = [n for n, k in tasks.items() for _ in range(k)]

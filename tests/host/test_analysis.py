@@ -24,7 +24,8 @@ from synth import MS, REPORT, Trace, make_run, write_em
 E_COSTS, P_COSTS = [104, 105, 106, 107], [130, 131, 132, 133]
 
 
-def scenario(tmp_path, name="run-a", slack_a=(0, 0, -5, 0), pid_b=101):
+def scenario(tmp_path, name="run-a", slack_a=(0, 0, -5, 0), pid_b=101, e_perf=20000,
+             record=None):
     t = Trace()
     t.run(1, 7, 990, 995)
     t.run(2, 7, 990, 995)
@@ -50,12 +51,12 @@ def scenario(tmp_path, name="run-a", slack_a=(0, 0, -5, 0), pid_b=101):
     t.run(2, pid_b, 1192, 1198)
     t.delayed(1195, 100, 2)
     t.marker(1200, 100, 0, "end")
-    # perf/run = 2 loops/us everywhere: a faithful run.
-    logs = {0: [(20000, 10000, 1000, slack_a[0]), (20000, 10000, 1050, slack_a[1]),
-                (20000, 10000, 1071, slack_a[2]), (20000, 10000, 1160, slack_a[3])],
-            1: [(20000, 10000, 1000, 0), (20000, 10000, 1120, 0)]}
+    # perf/run = 2 loops/us everywhere (e_perf / 10000 on the E-cores): speed undistorted.
+    logs = {0: [(e_perf, 10000, 1000, slack_a[0]), (e_perf, 10000, 1050, slack_a[1]),
+                (e_perf, 10000, 1071, slack_a[2]), (20000, 10000, 1160, slack_a[3])],
+            1: [(20000, 10000, 1000, 0), (e_perf, 10000, 1120, 0)]}
     d = make_run(str(tmp_path / name), t, {"a": 1, "b": 1}, "e:2:600,p:1:1024", logs,
-                 comms={7: "kworker", 100: "a", pid_b: "b"})
+                 comms={7: "kworker", 100: "a", pid_b: "b"}, record=record)
     write_em(d, [(600, E_COSTS), (600, E_COSTS), (1024, P_COSTS)])
     return d
 
@@ -165,6 +166,32 @@ def test_slack_fidelity_and_verdict(metrics):
     v = metrics["verdict"]
     assert v["verdict"] == "fail"
     assert [c["name"] for c in v["checks"] if not c["ok"]] == ["slack"]
+
+
+def fidelity_of(tmp_path, name, e_perf, record=None):
+    d = scenario(tmp_path, name, e_perf=e_perf, record=record)
+    r = run([REPORT, d], timeout=120)
+    assert r.returncode == 0, r.stderr
+    with open(os.path.join(d, "analysis", "report", "metrics.json"), encoding="utf-8") as f:
+        m = json.load(f)["runs"][0]
+    return m["faithful_speed"], m["fidelity"]
+
+
+def test_fidelity_expects_capacity_speed_on_faithful_e_cores(tmp_path):
+    # E-cores at 600/1024 of the P-core's 2 loops/us: 11718.75 loops in 10 ms.
+    faithful = {"faithful_speed": True}
+    on, f = fidelity_of(tmp_path, "slow-e-faithful", 11719, faithful)
+    assert on is True and f["distorted"] is False, f
+    assert f["per_cpu"] == pytest.approx({"0": 1.1719, "1": 1.1719, "2": 2.0})
+    # The same speeds without the option: the E-cores ran at 59 % of the P-core.
+    on, f = fidelity_of(tmp_path, "slow-e-plain", 11719)
+    assert on is False and f["distorted"] is True
+    assert f["reason"] == "CPU 0 ran at 59% of the fastest; CPU 1 ran at 59% of the fastest"
+    # With the option on but E-cores as fast as the P-core, it did not hold: the
+    # P-core delivered 2 / (2 / 0.586) = 59 % of what its capacity promises.
+    on, f = fidelity_of(tmp_path, "fast-e-faithful", 20000, faithful)
+    assert f["distorted"] is True
+    assert f["reason"] == "CPU 2 ran at 59% of the fastest, for its capacity"
 
 
 def test_verdict_passes_without_negative_slack(tmp_path):

@@ -46,6 +46,7 @@ def test_good_profile_passes(tmp_path):
     (with_task(cpus=[]), None, "tasks.t.cpus"),
     (with_task(timer={"ref": "a"}), None, "needs 'ref' and a 'period'"),
     (with_task(instance=True), None, "tasks.t.instance: expected an integer"),
+    ({**GOOD, "faithful_speed": "yes"}, None, "top level.faithful_speed: expected true/false"),
 ])
 def test_bad_profiles_are_refused_with_the_key(tmp_path, prof, raw, needle):
     r = check(tmp_path, prof, raw)
@@ -83,6 +84,19 @@ def test_prepare_splits_extension_keys(tmp_path):
     assert rtapp["global"]["logdir"] == "/tmp/rt-app-logs"
     assert rtapp["global"]["ftrace"] is True
     assert attrs == {"t": {"util_max": 300, "slice_us": 3000}}
+
+
+def test_prepare_leaves_a_flag_for_faithful_speed(tmp_path):
+    src = tmp_path / "p.json"
+    src.write_text(json.dumps({**GOOD, "faithful_speed": True}))
+    r = run(["/usr/bin/python3", PROFILE_PY, "prepare", str(src), str(tmp_path)])
+    assert r.returncode == 0, r.stderr
+    assert "faithful_speed" not in json.loads((tmp_path / "rt-app.json").read_text())
+    assert (tmp_path / "faithful-speed").read_text() == "1\n"
+    # Prepared again without the key: no flag left behind.
+    src.write_text(json.dumps({**GOOD, "faithful_speed": False}))
+    assert run(["/usr/bin/python3", PROFILE_PY, "prepare", str(src), str(tmp_path)]).returncode == 0
+    assert not (tmp_path / "faithful-speed").exists()
 
 
 def test_project_profiles_are_valid_and_described():
