@@ -9,13 +9,16 @@ CPU's (expected_speed). Speeds are divided by that expectation, and the run is
 flagged as distorted when:
   - a CPU's median speed is below MIN_CPU_RATIO of the fastest CPU's, or
   - the 10th percentile of all activations is below MIN_TIME_RATIO of the median.
-Fewer than MIN_ACTIVATIONS activations (a lone hog) are too few to judge.
+Fewer than MIN_ACTIVATIONS activations (a lone hog) are too few to judge, and a
+CPU seen fewer than MIN_CPU_ACTIVATIONS times is listed but not judged: one slow
+first run after a move would flag it.
 """
 import numpy as np
 
 MIN_CPU_RATIO = 0.75
 MIN_TIME_RATIO = 0.5
 MIN_ACTIVATIONS = 5
+MIN_CPU_ACTIVATIONS = 3
 
 
 def speeds(run, sl):
@@ -63,7 +66,11 @@ def summary(rows, ncpus, expected=None):
                for c in range(ncpus) if (arr[:, 0] == c).any()}
     if expected:
         arr[:, 2] /= [expected.get(int(c), 1.0) for c in arr[:, 0]]
-    judged = {c: float(np.median(arr[arr[:, 0] == c, 2])) for c in per_cpu}
+    judged = {c: float(np.median(arr[arr[:, 0] == c, 2])) for c in per_cpu
+              if (arr[:, 0] == c).sum() >= MIN_CPU_ACTIVATIONS}
+    if not judged:
+        return {"per_cpu": per_cpu, "distorted": None,
+                "reason": f"no CPU ran {MIN_CPU_ACTIVATIONS} activations, too few to judge"}
     top = max(judged.values())
     median = float(np.median(arr[:, 2]))
     p10 = float(np.percentile(arr[:, 2], 10))

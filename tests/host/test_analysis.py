@@ -168,30 +168,17 @@ def test_slack_fidelity_and_verdict(metrics):
     assert [c["name"] for c in v["checks"] if not c["ok"]] == ["slack"]
 
 
-def fidelity_of(tmp_path, name, e_perf, record=None):
-    d = scenario(tmp_path, name, e_perf=e_perf, record=record)
-    r = run([REPORT, d], timeout=120)
-    assert r.returncode == 0, r.stderr
-    with open(os.path.join(d, "analysis", "report", "metrics.json"), encoding="utf-8") as f:
-        m = json.load(f)["runs"][0]
-    return m["faithful_speed"], m["fidelity"]
-
-
-def test_fidelity_expects_capacity_speed_on_faithful_e_cores(tmp_path):
+def test_faithful_speed_reaches_the_metrics(tmp_path):
     # E-cores at 600/1024 of the P-core's 2 loops/us: 11718.75 loops in 10 ms.
-    faithful = {"faithful_speed": True}
-    on, f = fidelity_of(tmp_path, "slow-e-faithful", 11719, faithful)
-    assert on is True and f["distorted"] is False, f
-    assert f["per_cpu"] == pytest.approx({"0": 1.1719, "1": 1.1719, "2": 2.0})
-    # The same speeds without the option: the E-cores ran at 59 % of the P-core.
-    on, f = fidelity_of(tmp_path, "slow-e-plain", 11719)
-    assert on is False and f["distorted"] is True
-    assert f["reason"] == "CPU 0 ran at 59% of the fastest; CPU 1 ran at 59% of the fastest"
-    # With the option on but E-cores as fast as the P-core, it did not hold: the
-    # P-core delivered 2 / (2 / 0.586) = 59 % of what its capacity promises.
-    on, f = fidelity_of(tmp_path, "fast-e-faithful", 20000, faithful)
-    assert f["distorted"] is True
-    assert f["reason"] == "CPU 2 ran at 59% of the fastest, for its capacity"
+    for name, record, want in (("faithful", {"faithful_speed": True}, True),
+                               ("plain", None, False)):
+        d = scenario(tmp_path, name, e_perf=11719, record=record)
+        r = run([REPORT, d], timeout=120)
+        assert r.returncode == 0, r.stderr
+        with open(os.path.join(d, "analysis", "report", "metrics.json"), encoding="utf-8") as f:
+            m = json.load(f)["runs"][0]
+        assert m["faithful_speed"] is want
+        assert m["fidelity"]["per_cpu"] == pytest.approx({"0": 1.1719, "1": 1.1719, "2": 2.0})
 
 
 def test_verdict_passes_without_negative_slack(tmp_path):

@@ -1,4 +1,5 @@
-"""faithful_stats copies, and splitting make bench-speed's logs by CPU block and option state."""
+"""faithful_stats copies, splitting make bench-speed's logs by CPU block and option state,
+and the fidelity check with and without capacity-faithful speed."""
 import os
 import sys
 
@@ -8,7 +9,7 @@ from conftest import TOP
 
 sys.path.insert(0, os.path.join(TOP, "analysis"))
 from easan.fidelity import (alternating_blocks, option_state, read_faithful_stats,  # noqa: E402
-                            read_flips)
+                            read_flips, summary)
 
 
 def test_reads_each_cpu_line(tmp_path):
@@ -66,3 +67,31 @@ FLIPS = [(1000000, 1020000, 1), (1500000, 1510000, 0)]
 ])
 def test_option_state_of_a_run(start, end, want):
     assert option_state(FLIPS, start, end) == want
+
+
+# Rows (cpu, start, loops/us): E-cores 0-1 at 600/1024 of P-core 2's 2 loops/us.
+FAITHFUL = {0: 600 / 1024, 1: 600 / 1024, 2: 1.0}
+SLOW_E = [(c, 0, 1.171875 if c < 2 else 2.0) for c in (0, 1, 2) for _ in range(3)]
+
+
+def test_slow_e_cores_are_what_faithful_speed_expects():
+    assert summary(SLOW_E, 3, FAITHFUL)["distorted"] is False
+    # Without the option the same speeds mean the host slowed the E-cores.
+    f = summary(SLOW_E, 3)
+    assert f["distorted"] is True
+    assert f["reason"] == "CPU 0 ran at 59% of the fastest; CPU 1 ran at 59% of the fastest"
+
+
+def test_e_cores_as_fast_as_p_cores_fail_faithful_speed():
+    rows = [(c, 0, 2.0) for c in (0, 1, 2) for _ in range(3)]
+    f = summary(rows, 3, FAITHFUL)
+    # The P-core delivered 2 of the 2 / 0.586 its capacity promises next to them.
+    assert f["reason"] == "CPU 2 ran at 59% of the fastest, for its capacity"
+    assert summary(rows, 3)["distorted"] is False
+
+
+def test_a_cpu_seen_twice_is_not_judged():
+    rows = [(c, 0, 2.0) for c in (0, 1) for _ in range(10)] + [(2, 0, 0.5)] * 2
+    f = summary(rows, 3)
+    assert f["distorted"] is False
+    assert f["per_cpu"] == {0: 2.0, 1: 2.0, 2: 0.5}
