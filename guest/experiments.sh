@@ -41,7 +41,7 @@ layout_v619_takeover() { compare layout-v6.19-takeover e-load-70 v0.3 v6.19; }
 # a task's util on a P-core reads 1024/600 of its util on an E-core and it never fits
 # an E-core again).
 layout_v619_takeover_faithful() {
-	compare layout-v6.19-takeover-faithful e-load-70-faithful v0.3 v6.19
+	compare layout-v6.19-takeover-faithful e-load-50-faithful v0.3 v6.19
 }
 
 ALL=(layout_same_type layout_v619_takeover layout_v619_takeover_faithful)
