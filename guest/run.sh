@@ -41,6 +41,11 @@ if [ "$PLATFORM" != none ]; then
 	export CMDLINE="hybrid_sim=$PLATFORM ${CMDLINE:-}"
 fi
 export CMDLINE="sched_verbose ${CMDLINE:-}"
+# "faithful_speed" is the simulator's option: refuse it here rather than in the guest.
+if [ "$PLATFORM" = none ] && "$PY" -c 'import json, sys
+sys.exit(0 if json.load(open(sys.argv[1])).get("faithful_speed") else 1)' "$profile"; then
+	die "profile $profile asks for faithful_speed, which needs a simulated platform (PLATFORM=none)"
+fi
 [ -z "${SETUP:-}" ] || [ -f "$SETUP" ] || die "SETUP file $SETUP not found"
 [ "$check_only" = 1 ] && exit 0
 id=$(kernel_id "$kernel" "$kconfig")

@@ -53,3 +53,13 @@ def test_bad_reps_is_one_line_before_any_boot(top, script, reps):
     assert r.returncode != 0
     lines = r.stderr.strip().splitlines()
     assert len(lines) == 1 and f"REPS={reps}" in lines[0].replace("'", ""), r.stderr
+
+
+def test_faithful_speed_needs_the_simulated_platform(tmp_path):
+    p = tmp_path / "faithful.json"
+    p.write_text(json.dumps({"description": "x", "faithful_speed": True,
+                             "tasks": {"t": {"run": 1000, "timer": {"ref": "a", "period": 10000}}}}))
+    r = make_run(tmp_path, PROFILE=p, PLATFORM="none")
+    assert r.returncode != 0
+    assert "asks for faithful_speed, which needs a simulated platform" in one_error_line(r)
+    assert not (tmp_path / "runs").exists()
