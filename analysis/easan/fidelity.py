@@ -46,11 +46,11 @@ def speeds(run, sl):
 
 
 def expected_speed(run):
-    """{cpu: the share of a full CPU's speed it should deliver} for this run."""
-    cpus = range(run.platform.ncpus)
+    """{cpu: the share of a full CPU's speed it should deliver} with capacity-faithful
+    speed; None without it (every CPU at the host's speed)."""
     if not run.faithful:
-        return {c: 1.0 for c in cpus}
-    return {c: min(run.platform.capacity(c), 1024) / 1024 for c in cpus}
+        return None
+    return {c: min(run.platform.capacity(c), 1024) / 1024 for c in range(run.platform.ncpus)}
 
 
 def summary(rows, ncpus, expected=None):
@@ -74,8 +74,7 @@ def summary(rows, ncpus, expected=None):
     top = max(judged.values())
     median = float(np.median(arr[:, 2]))
     p10 = float(np.percentile(arr[:, 2], 10))
-    what = "of the fastest" if not expected or set(expected.values()) == {1.0} else \
-        "of the fastest, for its capacity"
+    what = "of the fastest, for its capacity" if expected else "of the fastest"
     slow = {c: s / top for c, s in judged.items() if s / top < MIN_CPU_RATIO}
     reasons = [f"CPU {c} ran at {r:.0%} {what}" for c, r in sorted(slow.items())]
     if median > 0 and p10 / median < MIN_TIME_RATIO:

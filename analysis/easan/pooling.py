@@ -31,7 +31,8 @@ def pooled(estimates):
 
     tau is the spread between replays that their own errors do not explain.
     The half-width uses Student's t with k - 1 degrees of freedom (nan for one
-    estimate). A zero standard error is taken as the smallest non-zero one.
+    estimate). A zero standard error is taken as the smallest non-zero one
+    (as 1 when all are zero, which leaves the interval meaningless).
     """
     est = [(v, se) for v, se in estimates if v is not None and se is not None]
     if not est:

@@ -8,8 +8,8 @@ under the v6.19 retune an E-core that schedutil's headroom puts at its 80 % leve
 tasks. Measured here after the simulator's frequency-scale fix: P-core share of the
 tasks' run time 0.59-0.64 under v0.3 (a run the host stretches pushes util past an
 E-core's 480 and misfit takes the task up, until a wakeup brings it back), 0.90-0.93
-under v6.19. Before the fix, with util at 40 % of the work and 4.1 ms tasks: 0.10-0.15 and
-0.51-0.77.
+under v6.19. Before the fix, with util at 40 % of the work and 4.1 ms tasks:
+0.10-0.15 and 0.51-0.77.
 """
 from conftest import analysed
 
