@@ -32,8 +32,13 @@ compare() {
 }
 
 # The issue's claim: per-CPU domains (v0.3) move small tasks between E-cores less
-# often than per-type domains (v0.21).
+# often than per-type domains (v0.21). Under 6.12's rule (prev_cpu wins on equal
+# energy) and under the selection v0.21 was designed for (EAS_SPARE_TIE: the CPU
+# with the most spare capacity wins).
 layout_same_type() { compare layout-same-type many-small v0.21 v0.3; }
+layout_same_type_spare_tie() {
+	SETUP=$TOP/guest/setups/eas-spare-tie.sh compare layout-same-type-spare-tie many-small v0.21 v0.3
+}
 # The 6.19 retune: P-cores take work once E-cores pass ~60 % utilization.
 layout_v619_takeover() { compare layout-v6.19-takeover e-load-70 v0.3 v6.19; }
 # The same with E-cores that take 1024/600 as long to do the work (the profile asks
@@ -44,7 +49,7 @@ layout_v619_takeover_faithful() {
 	compare layout-v6.19-takeover-faithful e-load-50-faithful v0.3 v6.19
 }
 
-ALL=(layout_same_type layout_v619_takeover layout_v619_takeover_faithful)
+ALL=(layout_same_type layout_same_type_spare_tie layout_v619_takeover layout_v619_takeover_faithful)
 names=("$@")
 [ ${#names[@]} -gt 0 ] || names=("${ALL[@]}")
 for n in "${names[@]}"; do

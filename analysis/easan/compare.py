@@ -21,6 +21,7 @@ ROWS = [
     ("energy (reference model)", ("energy", "estimated_mj"), "mJ", 1),
     ("energy / oracle", ("energy", "ratio"), "", 1),
     ("delayed-dequeue wakeups", ("delayed_wakeups",), "", 1),
+    ("equal-energy moves (EAS_SPARE_TIE)", ("placement_decisions", "spare_tie"), "", 1),
     ("tasks outside the profile", ("outside", "share"), "%", 100),
 ]
 
@@ -32,10 +33,21 @@ def t95(df):
     return _T95[keys[-1]] if keys else math.nan
 
 
+# Dicts of event counts by name: a name missing from a run counted 0 there.
+_COUNTS = {("migrations", "by_cause"), ("placement_decisions",)}
+
+
 def _get(m, path):
     for key in path:
         m = m.get(key) if isinstance(m, dict) else None
     return m
+
+
+def _value(m, path, scale):
+    if tuple(path[:-1]) in _COUNTS:
+        return (_get(m, path) or 0) * scale
+    v = _get(m, path)
+    return None if v is None else v * scale
 
 
 def _cause_rows(groups):
@@ -57,10 +69,8 @@ def table(a, b):
     """Rows {name, unit, a, a_ci, b, b_ci, delta, delta_ci, n_a, n_b} for groups a and b."""
     out = []
     for name, path, unit, scale in ROWS + _cause_rows([a, b]):
-        va = [(_get(m, path) or 0) * scale if path[1:2] == ("by_cause",) else
-              (None if _get(m, path) is None else _get(m, path) * scale) for m in a]
-        vb = [(_get(m, path) or 0) * scale if path[1:2] == ("by_cause",) else
-              (None if _get(m, path) is None else _get(m, path) * scale) for m in b]
+        va = [_value(m, path, scale) for m in a]
+        vb = [_value(m, path, scale) for m in b]
         ma, ca, na = stats(va)
         mb, cb, nb = stats(vb)
         # Welch-style CI of the difference, with the smaller group's degrees of freedom.

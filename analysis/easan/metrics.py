@@ -3,6 +3,11 @@ from . import energy, fidelity, fitness, latency, migrations, residency, schedul
 from . import power_model
 
 
+def _by_reason(decisions):
+    """{heuristic: how many times it overrode mainline's CPU choice}."""
+    return {str(r): int(n) for r, n in sorted(decisions["reason"].value_counts().items())}
+
+
 def compute(run):
     """(metrics dict, intermediate tables the plots reuse)."""
     t_end = int(run.meta["last_ts"])
@@ -15,6 +20,9 @@ def compute(run):
     lat = latency.wakeup_latencies(run, t0, t1)
     delayed = run.tables["delayed"]
     delayed = delayed[delayed["pid"].isin(run.pids) & (delayed["ts"] >= t0) & (delayed["ts"] <= t1)]
+    decisions = run.tables["decision"]
+    decisions = decisions[decisions["pid"].isin(run.pids) & (decisions["ts"] >= t0)
+                          & (decisions["ts"] <= t1)]
 
     tasks = {}
     for pid, thread, task in zip(run.threads["pid"], run.threads["thread"], run.threads["task"]):
@@ -26,6 +34,7 @@ def compute(run):
             "migrations": migrations.counts(mig[mig["pid"] == pid]),
             "wakeup_latency_ns": latency.summary(lat[lat["pid"] == pid]["latency"]),
             "delayed_wakeups": int((delayed["pid"] == pid).sum()),
+            "placement_decisions": _by_reason(decisions[decisions["pid"] == pid]),
         }
     by_type = {}
     for r in res.values():
@@ -52,6 +61,7 @@ def compute(run):
         "residency_share": {k: (v / total if total else 0.0) for k, v in sorted(by_type.items())},
         "wakeup_latency_ns": latency.summary(lat["latency"]),
         "delayed_wakeups": int(len(delayed)),
+        "placement_decisions": _by_reason(decisions),
         "slack": {str(k): v for k, v in latency.slack(run).items()},
         "stuck": {str(k): v for k, v in stuck.items()},
         "outside": residency.outside_share(run, sl),

@@ -40,6 +40,8 @@ def run_section(m):
             "| by cause | " + (", ".join(f"{c}: {n}" for c, n in mg["by_cause"].items()) or "none") + " |",
             f"| by kernel reason (same / up / down) | {_reasons(mg)} |",
             f"| wakeups re-enqueued in place (delayed dequeue) | {m['delayed_wakeups']} |",
+            "| placement heuristics that overrode mainline | "
+            + (", ".join(f"{r}: {n}" for r, n in m["placement_decisions"].items()) or "none") + " |",
             f"| wakeup latency p50 / p95 / p99 / max (us) | {_us(lat['p50'])} / {_us(lat['p95'])} / "
             f"{_us(lat['p99'])} / {_us(lat['max'])} ({lat['n']} wakeups) |",
             f"| energy as placed / oracle (mJ) | {e['estimated_mj']:.1f} / {e['oracle_mj']:.1f}"

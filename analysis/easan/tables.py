@@ -18,10 +18,10 @@ from .errors import AnalysisError
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 READER = os.environ.get("EAS_TRACE_READER",
                         os.path.join(TOP, "build", "analysis", "eas-trace-reader"))
-TABLES = ("switch", "wakeup", "migrate", "delayed", "exit", "pelt_se", "pelt_cfs",
+TABLES = ("switch", "wakeup", "migrate", "delayed", "decision", "exit", "pelt_se", "pelt_cfs",
           "util_est", "overutil", "capacity", "energy", "idle", "freq", "print",
           "markers", "comm", "meta")
-STRING_COLUMNS = {"wakeup": ["kind"], "migrate": ["reason"], "print": ["text"], "markers": ["kind"],
+STRING_COLUMNS = {"wakeup": ["kind"], "migrate": ["reason"], "decision": ["reason"], "print": ["text"], "markers": ["kind"],
                   "comm": ["comm"], "meta": ["key"]}
 
 

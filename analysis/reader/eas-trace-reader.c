@@ -10,6 +10,8 @@
  *   wakeup.csv    ts,cpu,pid,target_cpu,kind        kind: waking|wakeup|new
  *   migrate.csv   ts,cpu,pid,orig_cpu,dest_cpu,reason
  *   delayed.csv   ts,cpu,pid                        wakeups of sched_delayed tasks
+ *   decision.csv  ts,cpu,pid,src_cpu,dst_cpu,reason placement heuristics that
+ *                 overrode mainline's CPU (src_cpu: what mainline chose)
  *   exit.csv      ts,pid
  *   pelt_se.csv   ts,pid,cpu,util
  *   pelt_cfs.csv  ts,cpu,util
@@ -46,7 +48,7 @@
 #define REASON_LEN 24
 
 enum table {
-	T_SWITCH, T_WAKEUP, T_MIGRATE, T_DELAYED, T_EXIT, T_PELT_SE, T_PELT_CFS,
+	T_SWITCH, T_WAKEUP, T_MIGRATE, T_DELAYED, T_DECISION, T_EXIT, T_PELT_SE, T_PELT_CFS,
 	T_UTIL_EST, T_OVERUTIL, T_CAPACITY, T_ENERGY, T_IDLE, T_FREQ, T_PRINT,
 	T_MARKERS, T_NR
 };
@@ -59,6 +61,7 @@ static const struct {
 	[T_WAKEUP]	= { "wakeup.csv", "ts,cpu,pid,target_cpu,kind" },
 	[T_MIGRATE]	= { "migrate.csv", "ts,cpu,pid,orig_cpu,dest_cpu,reason" },
 	[T_DELAYED]	= { "delayed.csv", "ts,cpu,pid" },
+	[T_DECISION]	= { "decision.csv", "ts,cpu,pid,src_cpu,dst_cpu,reason" },
 	[T_EXIT]	= { "exit.csv", "ts,pid" },
 	[T_PELT_SE]	= { "pelt_se.csv", "ts,pid,cpu,util" },
 	[T_PELT_CFS]	= { "pelt_cfs.csv", "ts,cpu,util" },
@@ -241,15 +244,23 @@ static void on_migrate(struct handler *h, struct tep_record *rec)
 	p->pending.reason[0] = '\0';
 }
 
-/* Tables that are the event's fields in order, after the timestamp. */
+/*
+ * Tables that are the event's fields in order, after the timestamp and CPU
+ * when the table wants it.  String fields must be identifiers (no comma).
+ */
 static void on_fields(struct handler *h, struct tep_record *rec)
 {
 	FILE *f = out[h->table];
+	char buf[REASON_LEN];
 	int i;
 
 	fprintf(f, "%llu", rec->ts);
+	if (h->arg && !strcmp(h->arg, "cpu"))
+		fprintf(f, ",%d", rec->cpu);
 	for (i = 0; i < MAX_FIELDS && h->field[i]; i++) {
-		if (h->field[i]->flags & TEP_FIELD_IS_SIGNED)
+		if (h->field[i]->flags & TEP_FIELD_IS_STRING)
+			fprintf(f, ",%s", str(h, i, rec, buf, sizeof(buf)));
+		else if (h->field[i]->flags & TEP_FIELD_IS_SIGNED)
 			fprintf(f, ",%lld", snum(h, i, rec));
 		else
 			fprintf(f, ",%llu", num(h, i, rec));
@@ -317,6 +328,8 @@ static struct handler handlers[] = {
 	{ "eas", "eas_migrate_reason", { "pid", "dst_cpu", "reason" },
 	  on_migrate_reason },
 	{ "eas", "eas_wakeup_delayed", { "cpu", "pid" }, on_fields, NULL, T_DELAYED },
+	{ "eas", "eas_placement_decision", { "pid", "src_cpu", "dst_cpu", "reason" },
+	  on_fields, "cpu", T_DECISION },
 	{ "eas", "eas_pelt_se", { "pid", "cpu", "util" }, on_fields, NULL, T_PELT_SE },
 	{ "eas", "eas_pelt_cfs", { "cpu", "util" }, on_fields, NULL, T_PELT_CFS },
 	{ "eas", "eas_util_est_se", { "pid", "util_est", "util" }, on_fields, NULL,

@@ -10,8 +10,18 @@ tasks' run time 0.59-0.64 under v0.3 (a run the host stretches pushes util past 
 E-core's 480 and misfit takes the task up, until a wakeup brings it back), 0.90-0.93
 under v6.19. Before the fix, with util at 40 % of the work and 4.1 ms tasks:
 0.10-0.15 and 0.51-0.77.
+
+Same-type migrations: v0.21 was designed for a CPU selection that, inside a perf
+domain, goes to the CPU with the most spare capacity; with one state per type every
+E-core then costs the same and tasks wander between them. 6.12 keeps prev_cpu on equal
+energy, so the test runs with the patched kernel's EAS_SPARE_TIE sched_feat, which
+makes that selection. v0.3's per-CPU domains have nothing to tie inside a domain.
 """
-from conftest import analysed
+import os
+
+from conftest import TOP, analysed
+
+SPARE_TIE = os.path.join(TOP, "guest", "setups", "eas-spare-tie.sh")
 
 
 def p_share(tmp_path, layout):
@@ -34,3 +44,19 @@ def test_v619_sends_e_core_load_to_p_cores(tmp_path):
     # to the E-cores whenever misfit took them up (12-32 times in a run here), while
     # under v6.19 the tasks, once up, stay.
     assert v03_reasons.get("wakeup", {}).get("down", 0) >= 1, v03_reasons
+
+
+def same_type(tmp_path, layout, **env):
+    m = analysed("many-small", tmp_path / layout, CMDLINE=f"hybrid_em.layout={layout}", **env)
+    return m["migrations"]["same"], m["placement_decisions"].get("spare_tie", 0)
+
+
+def test_v03_moves_small_tasks_between_e_cores_less_than_v021(tmp_path):
+    v021, v021_ties = same_type(tmp_path, "v0.21", SETUP=SPARE_TIE)
+    v03, v03_ties = same_type(tmp_path, "v0.3", SETUP=SPARE_TIE)
+    # Measured (two runs each): v0.21 66-75 same-type moves, all but one or two of
+    # them by the tie-break; v0.3 20-24, all in the first ~100 ms while rt-app starts
+    # its threads (E-cores then read 200-450), none once they settle under 40 %.
+    assert v021_ties >= 1, (v021, v021_ties)
+    assert v03_ties == 0, (v03, v03_ties)
+    assert v03 < v021, (v03, v021)

@@ -22,6 +22,8 @@ def test_cause_is_attributed(profile, tmp_path):
     assert set(reasons) & CASES[profile], reasons
     # Every move of a profile thread came with the path that made it.
     assert "unknown" not in reasons, reasons
+    # The project's placement heuristics are off by default: mainline placement.
+    assert m["placement_decisions"] == {}, m["placement_decisions"]
     if profile == "stuck-hog":
         hog = next(iter(m["tasks"].values()))
         assert hog["migrations"]["up"] >= 1

@@ -16,6 +16,7 @@ HEADERS = {
     "wakeup": ["ts", "cpu", "pid", "target_cpu", "kind"],
     "migrate": ["ts", "cpu", "pid", "orig_cpu", "dest_cpu", "reason"],
     "delayed": ["ts", "cpu", "pid"],
+    "decision": ["ts", "cpu", "pid", "src_cpu", "dst_cpu", "reason"],
     "exit": ["ts", "pid"],
     "pelt_se": ["ts", "pid", "cpu", "util"],
     "pelt_cfs": ["ts", "cpu", "util"],
@@ -62,6 +63,10 @@ class Trace:
 
     def delayed(self, t, pid, cpu):
         self.rows["delayed"].append([int(t * MS), cpu, pid])
+
+    def decision(self, t, pid, src, dst, reason):
+        """A placement heuristic sent pid to dst where mainline would have kept src."""
+        self.rows["decision"].append([int(t * MS), src, pid, src, dst, reason])
 
 
 def _write_csv(path, header, rows):

@@ -9,6 +9,7 @@ window is [1000, 1200) ms (first "begins loop" to the last "end loop").
   CPU2 (P): kthread 7 990-995, b 1000-1100, a 1160-1190, b 1192-1198
   moves:    a 0->1 at 1070 wakeup, b 2->0 at 1110 lb_busy,
             a 1->2 at 1159 active_misfit, b 0->2 at 1191 without a reason
+  decisions: a 0->1 at 1068 by spare_tie (unless tie=False); kthread 7 at 990
   wakeups:  a 1049 (runs 1050), a 1068 (1071), b 1118 (1120), a 1156 (1160)
   util:     a 100 from 1000; b 550 from 1000 (fits the P-core only)
 """
@@ -25,8 +26,9 @@ E_COSTS, P_COSTS = [104, 105, 106, 107], [130, 131, 132, 133]
 
 
 def scenario(tmp_path, name="run-a", slack_a=(0, 0, -5, 0), pid_b=101, e_perf=20000,
-             record=None):
+             record=None, tie=True):
     t = Trace()
+    t.decision(990, 7, 2, 1, "spare_tie")
     t.run(1, 7, 990, 995)
     t.run(2, 7, 990, 995)
     t.marker(1000, 100, 0, "begin")
@@ -37,6 +39,8 @@ def scenario(tmp_path, name="run-a", slack_a=(0, 0, -5, 0), pid_b=101, e_perf=20
     t.run(2, pid_b, 1000, 1100)
     t.wakeup(1049, 100, 0)
     t.run(0, 100, 1050, 1060)
+    if tie:
+        t.decision(1068, 100, 0, 1, "spare_tie")
     t.wakeup(1068, 100, 1)
     t.migrate(1070, 100, 0, 1, "wakeup")
     t.run(1, 100, 1071, 1081)
@@ -128,6 +132,13 @@ def test_delayed_wakeups_counted(metrics):
     assert metrics["tasks"]["100"]["delayed_wakeups"] == 1
 
 
+def test_placement_decisions_counted(metrics):
+    # The kthread's decision, outside the profile and the window, is left out.
+    assert metrics["placement_decisions"] == {"spare_tie": 1}
+    assert metrics["tasks"]["100"]["placement_decisions"] == {"spare_tie": 1}
+    assert metrics["tasks"]["101"]["placement_decisions"] == {}
+
+
 def test_stuck_and_reaction(metrics):
     # b (util 550 fits only the P-core) waits 1118-1120 and runs on E-core CPU0
     # 1120-1150 while CPU2 idles (1100-1160): 2 + 30 ms stuck in one stretch; it next
@@ -190,7 +201,7 @@ def test_verdict_passes_without_negative_slack(tmp_path):
 
 def test_ab_table_with_confidence_interval(tmp_path):
     a = [scenario(tmp_path, f"a{i}") for i in range(2)]
-    b = [scenario(tmp_path, f"b{i}", slack_a=(0, 0, 0, 0)) for i in range(2)]
+    b = [scenario(tmp_path, f"b{i}", slack_a=(0, 0, 0, 0), tie=False) for i in range(2)]
     out = tmp_path / "ab"
     r = run([REPORT, "-o", str(out), *a, "--vs", *b], timeout=180)
     assert r.returncode == 0, r.stderr
@@ -200,6 +211,9 @@ def test_ab_table_with_confidence_interval(tmp_path):
     # Identical runs: delta 0 and a zero-width interval from two repetitions.
     assert rows["migrations"]["a"] == 4 and rows["migrations"]["delta"] == 0
     assert rows["migrations"]["delta_ci"] == 0
+    # A heuristic that never fired in B counts 0 there, not "not measured".
+    tie = rows["equal-energy moves (EAS_SPARE_TIE)"]
+    assert (tie["a"], tie["b"], tie["n_b"], tie["delta"]) == (1, 0, 2, -1)
     for name in ("report.html", "report.md", "metrics.json", "causes.png", "energy.png",
                  "latency.png", "run0-timeline.png"):
         assert (out / name).stat().st_size > 0

@@ -9,6 +9,7 @@ from conftest import TOP
 
 HOST = sorted(glob.glob(os.path.join(TOP, "guest", "*.sh")) + [os.path.join(TOP, ".ci", "run")])
 GUEST = sorted(glob.glob(os.path.join(TOP, "guest", "jobs", "*.sh"))
+               + glob.glob(os.path.join(TOP, "guest", "setups", "*.sh"))
                + glob.glob(os.path.join(TOP, "tests", "fixtures", "*.sh"))
                + [os.path.join(TOP, "guest", "init")])
 
