@@ -64,7 +64,10 @@ cp "$profile" "$run/profile.json"
 cp "$JOB" "$run/guest/job.sh"
 cp "$TOP/guest/jobs/lib.sh" "$run/guest/lib.sh"
 basename "$JOB" >"$run/guest/job-name"
-[ -n "${SETUP:-}" ] && cp "$SETUP" "$run/guest/setup.sh"
+if [ -n "${SETUP:-}" ]; then
+	cp "$SETUP" "$run/guest/setup.sh"
+	basename "$SETUP" .sh >"$run/guest/setup-name"
+fi
 cp "$BUILD/kernels/$id/info.json" "$run/kernel.json"
 
 info "booting $id with $name (${CPUS:-6} vCPUs, platform $PLATFORM) -> $run"

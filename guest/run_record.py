@@ -73,6 +73,8 @@ def main(run, status, profile, kernel, kconfig):
         "faithful_speed": None if faithful is None else faithful == "1",
         # The SETUP snippet sourced in the guest (sched_features, sysctls...), if any.
         "setup": read_text(os.path.join(run, "guest", "setup.sh")),
+        # Its file name, which names the run in A/B tables.
+        "setup_name": read_text(os.path.join(run, "guest", "setup-name")),
     }
     with open(os.path.join(run, "run.json.new"), "w", encoding="utf-8") as f:
         json.dump(record, f, indent=1)

@@ -41,11 +41,13 @@ class Run:
     @property
     def label(self):
         """What the run measured, for A/B tables: the kernel, the command-line
-        parameters a user added (a layout, a mode...) and the setup snippet."""
+        parameters a user added (a layout, a mode...) and the setup snippet, by its
+        file name when the run recorded one (a snippet's text can be long)."""
         extra = [w for w in (self.record.get("cmdline") or "").split()
                  if not w.startswith(STANDARD_CMDLINE)]
-        setup = "; ".join(line.strip() for line in (self.record.get("setup") or "").splitlines()
-                          if line.strip() and not line.lstrip().startswith("#"))
+        setup = self.record.get("setup_name") or "; ".join(
+            line.strip() for line in (self.record.get("setup") or "").splitlines()
+            if line.strip() and not line.lstrip().startswith("#"))
         return " ".join([self.record.get("kernel", "?")] + extra) + (f" [{setup}]" if setup else "")
 
     @property

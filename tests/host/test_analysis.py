@@ -192,6 +192,21 @@ def test_faithful_speed_reaches_the_metrics(tmp_path):
         assert m["fidelity"]["per_cpu"] == pytest.approx({"0": 1.1719, "1": 1.1719, "2": 2.0})
 
 
+def test_label_names_the_setup_file(tmp_path):
+    # A recorded SETUP file name labels the run; a bare snippet falls back to its lines.
+    snippet = "#!/bin/sh\n# comment\necho EAS_SPARE_TIE > f\n"
+    for name, record, want in (
+            ("named", {"setup": snippet, "setup_name": "eas-spare-tie"},
+             "patched [eas-spare-tie]"),
+            ("bare", {"setup": snippet}, "patched [echo EAS_SPARE_TIE > f]"),
+            ("none", None, "patched")):
+        d = scenario(tmp_path, name, record=record)
+        r = run([REPORT, d], timeout=120)
+        assert r.returncode == 0, r.stderr
+        with open(os.path.join(d, "analysis", "report", "metrics.json"), encoding="utf-8") as f:
+            assert json.load(f)["runs"][0]["label"] == want
+
+
 def test_verdict_passes_without_negative_slack(tmp_path):
     d = scenario(tmp_path, slack_a=(0, 0, 0, 0))
     assert run([REPORT, d], timeout=120).returncode == 0
