@@ -94,7 +94,7 @@ check-guest: kernels initramfs $(READER)
 	@$(PYTHON) -m pytest -q -p no:cacheprovider tests/guest
 
 # The debug kernel: a profile and the cpufreq mode switches, no splat allowed.
-check-debug: deps initramfs
+check-debug: deps initramfs $(READER)
 	@guest/kernel.sh patched debug
 	@$(PYTHON) -m pytest -q -p no:cacheprovider tests/debug
 

@@ -1,13 +1,13 @@
 """The debug kernel (lockdep, DEBUG_PREEMPT, DEBUG_ATOMIC_SLEEP) runs a profile, walks
-the cpufreq modes, makes the run-time changes (capacity, hotplug, scaling_max_freq)
-and runs the capacity-faithful timers without a splat: run.sh fails a run on any
+the cpufreq modes, makes the run-time changes (capacity, hotplug, scaling_max_freq),
+runs the capacity-faithful timers and the EAS_SPARE_TIE tie-break without a splat: run.sh fails a run on any
 WARNING, BUG, lockdep report or RCU stall in the console, so a zero exit status is
 the check."""
 import json
 import os
 import sys
 
-from conftest import TOP, guest_run
+from conftest import TOP, analysed, guest_run
 
 sys.path.insert(0, os.path.join(TOP, "analysis"))
 from easan.fidelity import read_faithful_stats  # noqa: E402
@@ -59,3 +59,10 @@ def test_faithful_speed_on_debug_kernel(tmp_path):
     assert busy, stats
     for cpu, (b, g) in busy.items():
         assert 0.36 <= g / b <= 0.47, (cpu, g / b, stats)
+
+
+def test_spare_tie_on_debug_kernel(tmp_path):
+    """The tie-break and its tracepoint fire from wakeup placement, under the rq lock."""
+    m = analysed("many-small", tmp_path, kconfig="debug", CMDLINE="hybrid_em.layout=v0.21",
+                 SETUP=os.path.join(TOP, "guest", "setups", "eas-spare-tie.sh"))
+    assert m["placement_decisions"].get("spare_tie", 0) >= 1, m["placement_decisions"]
