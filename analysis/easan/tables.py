@@ -21,8 +21,8 @@ READER = os.environ.get("EAS_TRACE_READER",
 TABLES = ("switch", "wakeup", "migrate", "delayed", "decision", "exit", "pelt_se", "pelt_cfs",
           "util_est", "overutil", "capacity", "energy", "idle", "freq", "print",
           "markers", "comm", "meta")
-STRING_COLUMNS = {"wakeup": ["kind"], "migrate": ["reason"], "decision": ["reason"], "print": ["text"], "markers": ["kind"],
-                  "comm": ["comm"], "meta": ["key"]}
+STRING_COLUMNS = {"wakeup": ["kind"], "migrate": ["reason"], "decision": ["reason"],
+                  "print": ["text"], "markers": ["kind"], "comm": ["comm"], "meta": ["key"]}
 
 
 def _stamp(trace):
