@@ -1,5 +1,7 @@
-"""The C trace reader on a real guest trace (stuck-hog on the patched kernel),
-checked against trace-cmd's own report of the same file."""
+"""The C trace reader on real guest traces, checked against trace-cmd's own report of
+the same file: stuck-hog on the patched kernel, and 100 ms of many-small under the
+v0.21 layout with EAS_SPARE_TIE on (cut with trace-cmd split), for the string field
+of eas_placement_decision."""
 import collections
 import csv
 import gzip
@@ -16,16 +18,17 @@ FIXTURE = os.path.join(TOP, "tests", "fixtures", "stuck-hog.trace.dat.gz")
 READER = os.path.join(BUILD, "analysis", "eas-trace-reader")
 
 
-@pytest.fixture(name="trace", scope="module")
-def fixture_trace(tmp_path_factory):
+SPARE_TIE_FIXTURE = os.path.join(TOP, "tests", "fixtures", "spare-tie.trace.dat.gz")
+
+
+def unpacked(fixture, tmp_path_factory):
     path = tmp_path_factory.mktemp("trace") / "trace.dat"
-    with gzip.open(FIXTURE) as src, open(path, "wb") as dst:
+    with gzip.open(fixture) as src, open(path, "wb") as dst:
         shutil.copyfileobj(src, dst)
     return str(path)
 
 
-@pytest.fixture(name="tables", scope="module")
-def fixture_tables(trace, tmp_path_factory):
+def read_tables(trace, tmp_path_factory):
     out = tmp_path_factory.mktemp("tables")
     r = run([READER, trace, str(out)], timeout=60)
     assert r.returncode == 0, r.stderr
@@ -34,6 +37,16 @@ def fixture_tables(trace, tmp_path_factory):
         with open(out / name, encoding="utf-8") as f:
             tables[name[:-4]] = list(csv.DictReader(f))
     return tables
+
+
+@pytest.fixture(name="trace", scope="module")
+def fixture_trace(tmp_path_factory):
+    return unpacked(FIXTURE, tmp_path_factory)
+
+
+@pytest.fixture(name="tables", scope="module")
+def fixture_tables(trace, tmp_path_factory):
+    return read_tables(trace, tmp_path_factory)
 
 
 def reported_text(trace):
@@ -86,3 +99,22 @@ def test_truncated_trace_is_refused(trace, tmp_path):
     assert r.returncode == 1
     assert "truncated or corrupt" in r.stderr
     assert not (tmp_path / "switch.csv").exists()
+
+
+def test_placement_decisions_match_trace_cmd(tmp_path_factory):
+    trace = unpacked(SPARE_TIE_FIXTURE, tmp_path_factory)
+    tables = read_tables(trace, tmp_path_factory)
+    line = re.compile(r"\[(\d+)\]\s+(\d+)\.(\d+): eas_placement_decision: comm=\S+ pid=(\d+)"
+                      r" src_cpu=(\d+) dst_cpu=(\d+) reason=(\w+)")
+    # trace-cmd prints microseconds, rounded, and the CPU zero-padded.
+    want = [(int(sec) * 1_000_000 + int(us), str(int(cpu)), pid, src, dst, reason)
+            for cpu, sec, us, pid, src, dst, reason in line.findall(reported_text(trace))]
+    got = [(round(int(r["ts"]) / 1000), r["cpu"], r["pid"], r["src_cpu"], r["dst_cpu"], r["reason"])
+           for r in tables["decision"]]
+    assert len(want) == 18 and got == want
+    # Each tie moves the task at that wakeup: the migration that follows goes src -> dst.
+    for r in tables["decision"]:
+        after = [m for m in tables["migrate"]
+                 if m["pid"] == r["pid"] and int(m["ts"]) >= int(r["ts"])][0]
+        assert (after["orig_cpu"], after["dest_cpu"], after["reason"]) == \
+            (r["src_cpu"], r["dst_cpu"], "wakeup")
