@@ -33,7 +33,8 @@ def t95(df):
     return _T95[keys[-1]] if keys else math.nan
 
 
-# Dicts of event counts by name: a name missing from a run counted 0 there.
+# Dicts of event counts by name: a name missing from a run counted 0 there (a dict
+# that is None, an event the kernel lacks, counted nothing).
 _COUNTS = {("migrations", "by_cause"), ("placement_decisions",)}
 
 
@@ -45,7 +46,8 @@ def _get(m, path):
 
 def _value(m, path, scale):
     if tuple(path[:-1]) in _COUNTS:
-        return (_get(m, path) or 0) * scale
+        counts = _get(m, path[:-1])
+        return None if counts is None else counts.get(path[-1], 0) * scale
     v = _get(m, path)
     return None if v is None else v * scale
 

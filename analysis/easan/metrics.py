@@ -3,8 +3,11 @@ from . import energy, fidelity, fitness, latency, migrations, residency, schedul
 from . import power_model
 
 
-def _by_reason(decisions):
-    """{heuristic: how many times it overrode mainline's CPU choice}."""
+def _by_reason(decisions, traced):
+    """{heuristic: how many times it overrode mainline's CPU choice}; None when the
+    kernel has no eas_placement_decision event (base), where nothing could be counted."""
+    if not traced:
+        return None
     return {str(r): int(n) for r, n in sorted(decisions["reason"].value_counts().items())}
 
 
@@ -23,6 +26,8 @@ def compute(run):
     decisions = run.tables["decision"]
     decisions = decisions[decisions["pid"].isin(run.pids) & (decisions["ts"] >= t0)
                           & (decisions["ts"] <= t1)]
+    # The reader counts -1 for an event the trace's kernel does not have.
+    traced = int(run.meta.get("events.eas_placement_decision", 0)) >= 0
 
     tasks = {}
     for pid, thread, task in zip(run.threads["pid"], run.threads["thread"], run.threads["task"]):
@@ -34,7 +39,7 @@ def compute(run):
             "migrations": migrations.counts(mig[mig["pid"] == pid]),
             "wakeup_latency_ns": latency.summary(lat[lat["pid"] == pid]["latency"]),
             "delayed_wakeups": int((delayed["pid"] == pid).sum()),
-            "placement_decisions": _by_reason(decisions[decisions["pid"] == pid]),
+            "placement_decisions": _by_reason(decisions[decisions["pid"] == pid], traced),
         }
     by_type = {}
     for r in res.values():
@@ -61,7 +66,7 @@ def compute(run):
         "residency_share": {k: (v / total if total else 0.0) for k, v in sorted(by_type.items())},
         "wakeup_latency_ns": latency.summary(lat["latency"]),
         "delayed_wakeups": int(len(delayed)),
-        "placement_decisions": _by_reason(decisions),
+        "placement_decisions": _by_reason(decisions, traced),
         "slack": {str(k): v for k, v in latency.slack(run).items()},
         "stuck": {str(k): v for k, v in stuck.items()},
         "outside": residency.outside_share(run, sl),

@@ -25,6 +25,13 @@ def _reasons(mg):
                      for r, n in mg["by_reason"].items()) or "none"
 
 
+def _decisions(counts):
+    """'spare_tie: 3, ...', 'none', or why nothing could be counted."""
+    if counts is None:
+        return "not traced by this kernel"
+    return ", ".join(f"{r}: {n}" for r, n in counts.items()) or "none"
+
+
 def run_section(m):
     """Markdown lines describing one run."""
     v = m["verdict"]
@@ -40,8 +47,7 @@ def run_section(m):
             "| by cause | " + (", ".join(f"{c}: {n}" for c, n in mg["by_cause"].items()) or "none") + " |",
             f"| by kernel reason (same / up / down) | {_reasons(mg)} |",
             f"| wakeups re-enqueued in place (delayed dequeue) | {m['delayed_wakeups']} |",
-            "| placement heuristics that overrode mainline | "
-            + (", ".join(f"{r}: {n}" for r, n in m["placement_decisions"].items()) or "none") + " |",
+            f"| placement heuristics that overrode mainline | {_decisions(m['placement_decisions'])} |",
             f"| wakeup latency p50 / p95 / p99 / max (us) | {_us(lat['p50'])} / {_us(lat['p95'])} / "
             f"{_us(lat['p99'])} / {_us(lat['max'])} ({lat['n']} wakeups) |",
             f"| energy as placed / oracle (mJ) | {e['estimated_mj']:.1f} / {e['oracle_mj']:.1f}"

@@ -94,9 +94,9 @@ def write_em(run_dir, cpus):
 
 
 def make_run(run_dir, trace, tasks, platform, logs, kernel="patched", comms=None,
-             record=None):
+             record=None, untraced=()):
     """tasks: {name: instances}; logs: {thread: [(perf, run_us, start_ms, slack_us)]};
-    record: more run.json fields."""
+    record: more run.json fields; untraced: events the kernel lacks (the reader's -1)."""
     os.makedirs(os.path.join(run_dir, "guest"))
     os.makedirs(os.path.join(run_dir, "rt-app"))
     prof = {"description": "synthetic", "global": {"duration": 1, "calibration": "CPU0"},
@@ -129,7 +129,8 @@ def make_run(run_dir, trace, tasks, platform, logs, kernel="patched", comms=None
         _write_csv(os.path.join(tables, f"{name}.csv"), header, rows)
     _write_csv(os.path.join(tables, "meta.csv"), ["key", "value"],
                [["records", len(all_ts)], ["missed_events", 0], ["first_ts", min(all_ts)],
-                ["last_ts", max(all_ts)], ["cpus", 0]])
+                ["last_ts", max(all_ts)], ["cpus", 0]]
+               + [[f"events.{event}", -1] for event in untraced])
     return run_dir
 
 

@@ -26,7 +26,7 @@ E_COSTS, P_COSTS = [104, 105, 106, 107], [130, 131, 132, 133]
 
 
 def scenario(tmp_path, name="run-a", slack_a=(0, 0, -5, 0), pid_b=101, e_perf=20000,
-             record=None, tie=True):
+             record=None, tie=True, untraced=()):
     t = Trace()
     t.decision(990, 7, 2, 1, "spare_tie")
     t.run(1, 7, 990, 995)
@@ -60,7 +60,7 @@ def scenario(tmp_path, name="run-a", slack_a=(0, 0, -5, 0), pid_b=101, e_perf=20
                 (e_perf, 10000, 1071, slack_a[2]), (20000, 10000, 1160, slack_a[3])],
             1: [(20000, 10000, 1000, 0), (e_perf, 10000, 1120, 0)]}
     d = make_run(str(tmp_path / name), t, {"a": 1, "b": 1}, "e:2:600,p:1:1024", logs,
-                 comms={7: "kworker", 100: "a", pid_b: "b"}, record=record)
+                 comms={7: "kworker", 100: "a", pid_b: "b"}, record=record, untraced=untraced)
     write_em(d, [(600, E_COSTS), (600, E_COSTS), (1024, P_COSTS)])
     return d
 
@@ -137,6 +137,26 @@ def test_placement_decisions_counted(metrics):
     assert metrics["placement_decisions"] == {"spare_tie": 1}
     assert metrics["tasks"]["100"]["placement_decisions"] == {"spare_tie": 1}
     assert metrics["tasks"]["101"]["placement_decisions"] == {}
+
+
+def test_placement_decisions_not_traced(tmp_path):
+    # A kernel without eas_placement_decision (base) counts nothing, not zero; an A/B
+    # row then has no value on that side rather than a false 0.
+    d = scenario(tmp_path, "base", tie=False, untraced=("eas_placement_decision",))
+    p = scenario(tmp_path, "patched")
+    out = tmp_path / "ab"
+    r = run([REPORT, "-o", str(out), d, "--vs", p], timeout=180)
+    assert r.returncode == 0, r.stderr
+    with open(out / "metrics.json", encoding="utf-8") as f:
+        m = json.load(f)["runs"][0]
+    assert m["placement_decisions"] is None
+    assert m["tasks"]["100"]["placement_decisions"] is None
+    with open(out / "comparison.json", encoding="utf-8") as f:
+        tie = {row["name"]: row for row in json.load(f)["rows"]}["equal-energy moves (EAS_SPARE_TIE)"]
+    assert (tie["n_a"], tie["b"], tie["n_b"]) == (0, 1, 1)
+    with open(out / "report.md", encoding="utf-8") as f:
+        assert "| placement heuristics that overrode mainline | not traced by this kernel |" \
+            in f.read()
 
 
 def test_stuck_and_reaction(metrics):
