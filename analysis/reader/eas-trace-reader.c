@@ -37,6 +37,7 @@
  */
 #include <errno.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -88,6 +89,7 @@ struct handler {
 	handler_fn fn;
 	const char *arg;		/* per-handler constant, e.g. a wakeup kind */
 	enum table table;		/* where on_fields() writes */
+	bool rec_cpu;			/* on_fields(): the record's CPU after ts */
 	struct tep_event *event;
 	struct tep_format_field *field[MAX_FIELDS];
 	unsigned long count;
@@ -245,8 +247,9 @@ static void on_migrate(struct handler *h, struct tep_record *rec)
 }
 
 /*
- * Tables that are the event's fields in order, after the timestamp and CPU
- * when the table wants it.  String fields must be identifiers (no comma).
+ * Tables that are the event's fields in order, after the timestamp and, for a
+ * handler with rec_cpu, the CPU that recorded the event.  String fields must be
+ * identifiers (no comma).
  */
 static void on_fields(struct handler *h, struct tep_record *rec)
 {
@@ -255,7 +258,7 @@ static void on_fields(struct handler *h, struct tep_record *rec)
 	int i;
 
 	fprintf(f, "%llu", rec->ts);
-	if (h->arg && !strcmp(h->arg, "cpu"))
+	if (h->rec_cpu)
 		fprintf(f, ",%d", rec->cpu);
 	for (i = 0; i < MAX_FIELDS && h->field[i]; i++) {
 		if (h->field[i]->flags & TEP_FIELD_IS_STRING)
@@ -329,7 +332,7 @@ static struct handler handlers[] = {
 	  on_migrate_reason },
 	{ "eas", "eas_wakeup_delayed", { "cpu", "pid" }, on_fields, NULL, T_DELAYED },
 	{ "eas", "eas_placement_decision", { "pid", "src_cpu", "dst_cpu", "reason" },
-	  on_fields, "cpu", T_DECISION },
+	  on_fields, NULL, T_DECISION, true },
 	{ "eas", "eas_pelt_se", { "pid", "cpu", "util" }, on_fields, NULL, T_PELT_SE },
 	{ "eas", "eas_pelt_cfs", { "cpu", "util" }, on_fields, NULL, T_PELT_CFS },
 	{ "eas", "eas_util_est_se", { "pid", "util_est", "util" }, on_fields, NULL,

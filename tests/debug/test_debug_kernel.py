@@ -1,8 +1,8 @@
 """The debug kernel (lockdep, DEBUG_PREEMPT, DEBUG_ATOMIC_SLEEP) runs a profile, walks
 the cpufreq modes, makes the run-time changes (capacity, hotplug, scaling_max_freq),
-runs the capacity-faithful timers and the EAS_SPARE_TIE tie-break without a splat: run.sh fails a run on any
-WARNING, BUG, lockdep report or RCU stall in the console, so a zero exit status is
-the check."""
+runs the capacity-faithful timers and the EAS_SPARE_TIE tie-break without a splat:
+run.sh fails a run on any WARNING, BUG, lockdep report or RCU stall in the console,
+so a zero exit status is the check."""
 import json
 import os
 import sys

@@ -109,8 +109,8 @@ def test_placement_decisions_match_trace_cmd(tmp_path_factory):
     # trace-cmd prints microseconds, rounded, and the CPU zero-padded.
     want = [(int(sec) * 1_000_000 + int(us), str(int(cpu)), pid, src, dst, reason)
             for cpu, sec, us, pid, src, dst, reason in line.findall(reported_text(trace))]
-    got = [(round(int(r["ts"]) / 1000), r["cpu"], r["pid"], r["src_cpu"], r["dst_cpu"], r["reason"])
-           for r in tables["decision"]]
+    got = [(round(int(r["ts"]) / 1000), r["cpu"], r["pid"], r["src_cpu"], r["dst_cpu"],
+            r["reason"]) for r in tables["decision"]]
     assert len(want) == 18 and got == want
     # Each tie moves the task at that wakeup: the migration that follows goes src -> dst.
     for r in tables["decision"]:
