@@ -6,11 +6,11 @@ set -euo pipefail
 # shellcheck source=guest/lib.sh
 . "$(dirname "$0")/lib.sh"
 
-SRC=$BUILD/src
+SRC=${SRC:-$BUILD/src}
 git -C "$SRC" rev-parse -q --verify pristine >/dev/null || die "no build worktree in $SRC (run 'make kernel')"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-git -C "$SRC" format-patch -q -o "$tmp" pristine..HEAD
+git -C "$SRC" format-patch -q --notes -o "$tmp" pristine..HEAD
 new=$(cd "$tmp" && ls)
 listed=$(series_patches patched | sort)
 if [ "$(sort <<<"$new")" != "$listed" ]; then

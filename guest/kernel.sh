@@ -69,6 +69,8 @@ apply_series() {
 		return
 	fi
 	info "applying ${#all[@]} patch(es) with git am"
+	# Notes (below-the-line text) follow commits through rebases in build/src.
+	git -C "$REPO" config notes.rewriteRef refs/notes/commits
 	git -C "$REPO" am --abort >/dev/null 2>&1 || true
 	git -C "$REPO" checkout -q --detach pristine
 	for p in "${all[@]}"; do
@@ -78,6 +80,10 @@ apply_series() {
 			git -C "$REPO" checkout -q --detach pristine
 			die "patch $p does not apply to linux-source-6.12 $(debian_version) (see $BUILD/git-am.log)"
 		fi
+		# git am drops what sits below the "---" line; keep it as a git note so
+		# that export-patches.sh (format-patch --notes) writes it back.
+		notes=$(patch_notes "$TOP/patches/$p")
+		[ -z "$notes" ] || git -C "$REPO" notes add -f -m "$notes" HEAD
 	done
 	n_all=${#all[@]}
 	n_base=${#base[@]}

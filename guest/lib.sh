@@ -52,3 +52,14 @@ series_patches() {
 sha_of_files() {
 	cat "$@" 2>/dev/null | sha256sum | cut -c1-16
 }
+
+# patch_notes FILE: the notes of a git format-patch --notes file (the "Notes:"
+# block below the "---" line: port notes, checkpatch exceptions), unindented.
+patch_notes() {
+	awk '
+		!cut && $0 == "---" { cut = 1; next }
+		cut == 1 && $0 == "Notes:" { cut = 2; next }
+		cut == 1 && $0 != "" { exit }
+		cut == 2 && /^    / { print substr($0, 5); next }
+		cut == 2 && $0 == "" { exit }' "$1"
+}
