@@ -31,6 +31,10 @@
  * The migration reason comes from the eas_migrate_reason event that the
  * kernel emits just before the move, on the same CPU; a move without one is
  * "unknown" (a kernel without the event, or a path that does not report).
+ * Kernels before the reasons became an enum recorded the reasons of that event
+ * and of eas_placement_decision as strings; later ones record the value and
+ * print it with __print_symbolic(), whose table in the event's format names
+ * it here too ("reason_<N>" for a value the table lacks).
  *
  * Reading records and fields through libtraceevent avoids re-parsing the text
  * of `trace-cmd report`, and lets this run faster than that command does.
@@ -82,6 +86,15 @@ static const struct {
 struct handler;
 typedef void (*handler_fn)(struct handler *h, struct tep_record *rec);
 
+/* Names of an integer field's values, from its __print_symbolic() table. */
+struct symbols {
+	const char **name;		/* by value; NULL where the table has none */
+	unsigned int nr;
+};
+
+/* Values beyond this are not indexed (enums of the kernel start at 0). */
+#define MAX_SYMBOL 4096
+
 struct handler {
 	const char *system;
 	const char *name;
@@ -90,8 +103,12 @@ struct handler {
 	const char *arg;		/* per-handler constant, e.g. a wakeup kind */
 	enum table table;		/* where on_fields() writes */
 	bool rec_cpu;			/* on_fields(): the record's CPU after ts */
+	const char *symbolic;		/* a field written by name: a string or an
+					 * enum printed with __print_symbolic() */
 	struct tep_event *event;
 	struct tep_format_field *field[MAX_FIELDS];
+	int sym;			/* index of symbolic in fields[], or -1 */
+	struct symbols names;		/* its names, if it is not a string */
 	unsigned long count;
 };
 
@@ -192,6 +209,25 @@ static const char *str(struct handler *h, int i, struct tep_record *rec,
 	return buf;
 }
 
+/*
+ * Field i as text: a string field as it is, an integer one by the name its
+ * event prints for the value, or "<field>_<value>" when it has none.
+ */
+static const char *text(struct handler *h, int i, struct tep_record *rec,
+			char *buf, size_t len)
+{
+	long long v;
+
+	if (h->field[i]->flags & TEP_FIELD_IS_STRING)
+		return str(h, i, rec, buf, len);
+	v = snum(h, i, rec);
+	if (v >= 0 && v < h->names.nr && h->names.name[v])
+		snprintf(buf, len, "%s", h->names.name[v]);
+	else
+		snprintf(buf, len, "%s_%lld", h->field[i]->name, v);
+	return buf;
+}
+
 static void remember_comm(unsigned long long pid, const char *comm)
 {
 	struct pid_info *p = pid_info(pid);
@@ -227,7 +263,7 @@ static void on_migrate_reason(struct handler *h, struct tep_record *rec)
 	struct pid_info *p = pid_info(num(h, 0, rec));
 
 	p->pending.dst_cpu = (int)snum(h, 1, rec);
-	str(h, 2, rec, p->pending.reason, sizeof(p->pending.reason));
+	text(h, 2, rec, p->pending.reason, sizeof(p->pending.reason));
 }
 
 static void on_migrate(struct handler *h, struct tep_record *rec)
@@ -248,8 +284,8 @@ static void on_migrate(struct handler *h, struct tep_record *rec)
 
 /*
  * Tables that are the event's fields in order, after the timestamp and, for a
- * handler with rec_cpu, the CPU that recorded the event.  String fields must be
- * identifiers (no comma).
+ * handler with rec_cpu, the CPU that recorded the event.  String fields and
+ * the names of a symbolic field must be identifiers (no comma).
  */
 static void on_fields(struct handler *h, struct tep_record *rec)
 {
@@ -261,8 +297,8 @@ static void on_fields(struct handler *h, struct tep_record *rec)
 	if (h->rec_cpu)
 		fprintf(f, ",%d", rec->cpu);
 	for (i = 0; i < MAX_FIELDS && h->field[i]; i++) {
-		if (h->field[i]->flags & TEP_FIELD_IS_STRING)
-			fprintf(f, ",%s", str(h, i, rec, buf, sizeof(buf)));
+		if (i == h->sym || h->field[i]->flags & TEP_FIELD_IS_STRING)
+			fprintf(f, ",%s", text(h, i, rec, buf, sizeof(buf)));
 		else if (h->field[i]->flags & TEP_FIELD_IS_SIGNED)
 			fprintf(f, ",%lld", snum(h, i, rec));
 		else
@@ -329,10 +365,10 @@ static struct handler handlers[] = {
 	  { "pid", "comm", "orig_cpu", "dest_cpu" }, on_migrate },
 	{ "sched", "sched_process_exit", { "pid" }, on_fields, NULL, T_EXIT },
 	{ "eas", "eas_migrate_reason", { "pid", "dst_cpu", "reason" },
-	  on_migrate_reason },
+	  on_migrate_reason, .symbolic = "reason" },
 	{ "eas", "eas_wakeup_delayed", { "cpu", "pid" }, on_fields, NULL, T_DELAYED },
 	{ "eas", "eas_placement_decision", { "pid", "src_cpu", "dst_cpu", "reason" },
-	  on_fields, NULL, T_DECISION, true },
+	  on_fields, NULL, T_DECISION, true, .symbolic = "reason" },
 	{ "eas", "eas_pelt_se", { "pid", "cpu", "util" }, on_fields, NULL, T_PELT_SE },
 	{ "eas", "eas_pelt_cfs", { "cpu", "util" }, on_fields, NULL, T_PELT_CFS },
 	{ "eas", "eas_util_est_se", { "pid", "util_est", "util" }, on_fields, NULL,
@@ -349,6 +385,71 @@ static struct handler handlers[] = {
 
 #define NR_HANDLERS (sizeof(handlers) / sizeof(handlers[0]))
 
+/* Whether a print argument is (a cast of) the event field called name. */
+static bool is_field(struct tep_print_arg *arg, const char *name)
+{
+	while (arg && arg->type == TEP_PRINT_TYPE)
+		arg = arg->typecast.item;
+	return arg && arg->type == TEP_PRINT_FIELD && !strcmp(arg->field.name, name);
+}
+
+/* The __print_symbolic() of field name among args (and in their operands). */
+static struct tep_print_arg *symbolic_arg(struct tep_print_arg *arg, const char *name)
+{
+	for (; arg; arg = arg->next) {
+		struct tep_print_arg *found = NULL;
+
+		switch (arg->type) {
+		case TEP_PRINT_SYMBOL:
+			if (is_field(arg->symbol.field, name))
+				return arg;
+			break;
+		case TEP_PRINT_OP:
+			found = symbolic_arg(arg->op.left, name);
+			if (!found)
+				found = symbolic_arg(arg->op.right, name);
+			break;
+		case TEP_PRINT_TYPE:
+			found = symbolic_arg(arg->typecast.item, name);
+			break;
+		default:
+			break;
+		}
+		if (found)
+			return found;
+	}
+	return NULL;
+}
+
+/*
+ * Index the names the event's print format gives the values of field name,
+ * once per event type.  A value that is not a plain number (an enum the
+ * kernel did not resolve) or is out of range stays unnamed.
+ */
+static void bind_symbols(struct handler *h, const char *name)
+{
+	struct tep_print_arg *arg = symbolic_arg(h->event->print_fmt.args, name);
+	struct tep_print_flag_sym *s;
+
+	for (s = arg ? arg->symbol.symbols : NULL; s; s = s->next) {
+		char *end;
+		long long v = strtoll(s->value, &end, 0);
+
+		if (end == s->value || *end || v < 0 || v >= MAX_SYMBOL)
+			continue;
+		if (v >= h->names.nr) {
+			h->names.name = realloc(h->names.name, (v + 1) * sizeof(char *));
+			if (!h->names.name)
+				die("out of memory");
+			memset(h->names.name + h->names.nr, 0,
+			       (v + 1 - h->names.nr) * sizeof(char *));
+			h->names.nr = v + 1;
+		}
+		if (!h->names.name[v])
+			h->names.name[v] = s->str;
+	}
+}
+
 /* Event id -> handler, for the ids this trace uses. */
 static struct handler **by_id;
 static int nr_ids;
@@ -361,6 +462,7 @@ static void bind_handlers(void)
 	for (i = 0; i < NR_HANDLERS; i++) {
 		struct handler *h = &handlers[i];
 
+		h->sym = -1;
 		h->event = tep_find_event_by_name(tep, h->system, h->name);
 		if (!h->event)
 			continue;
@@ -369,7 +471,11 @@ static void bind_handlers(void)
 			if (!h->field[j])
 				die("event %s:%s has no field '%s' (unexpected kernel format)",
 				    h->system, h->name, h->fields[j]);
+			if (h->symbolic && !strcmp(h->fields[j], h->symbolic))
+				h->sym = j;
 		}
+		if (h->sym >= 0 && !(h->field[h->sym]->flags & TEP_FIELD_IS_STRING))
+			bind_symbols(h, h->symbolic);
 		if (h->event->id >= nr_ids) {
 			int n = h->event->id + 1;
 
