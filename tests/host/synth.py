@@ -3,10 +3,16 @@
 A test states events in milliseconds; make_run() writes a run folder that the
 analysis reads like a real one (run.json, profile, rt-app.json, rt-app logs,
 an energy-model dump and analysis/tables/*.csv, with no trace.dat).
+
+TraceDat writes the reader's own input instead: a trace.dat with the event
+formats and records a test states, for formats no recorded fixture has yet.
 """
 import csv
+import glob
 import json
 import os
+import re
+import struct
 
 from conftest import TOP
 
@@ -135,3 +141,114 @@ def make_run(run_dir, trace, tasks, platform, logs, kernel="patched", comms=None
 
 
 REPORT = os.path.join(TOP, "analysis", "report")
+
+
+def kernel_reasons(prefix):
+    """The names of a reason enum of the series (prefix SCHED_MIG or SCHED_PLACE), in
+    value order: the item()/last() lists of kernel/sched/sched.h in patches/, whose
+    reasons are only ever appended."""
+    names = []
+    for patch in sorted(glob.glob(os.path.join(TOP, "patches", "*.patch"))):
+        with open(patch, encoding="utf-8") as f:
+            for name in re.findall(rf'^[+ ]\s*(?:item|last)\({prefix}_\w+,\s*"(\w+)"\)',
+                                   f.read(), re.M):
+                if name not in names:
+                    names.append(name)
+    assert names, f"no {prefix}_* reasons found in patches/"
+    return names
+
+
+def symbolic(field, names):
+    """__print_symbolic() of an int field as a kernel's format shows it once
+    TRACE_DEFINE_ENUM() has put the values in: {value, "name"} pairs."""
+    pairs = ", ".join(f'{{ {value}, "{name}" }}' for value, name in enumerate(names))
+    return f"__print_symbolic(REC->{field}, {pairs})"
+
+
+class TraceDat:
+    """A trace.dat (file format 6, see trace-cmd.dat.v6(5)) with the events a test
+    declares and records it adds, laid out as a 64-bit little-endian kernel's ring
+    buffer pages would hold them; `trace-cmd report` reads it like a recorded one.
+
+    event() takes fields as (C declaration, struct code): "16s" a char array, "i"
+    a signed int; they follow the 8 bytes of common fields, unpadded, as in the
+    kernel's layout of an int after a char[16].
+    """
+    PAGE = 4096
+    COMMON = [("unsigned short common_type", "H"), ("unsigned char common_flags", "B"),
+              ("unsigned char common_preempt_count", "B"), ("int common_pid", "i")]
+    HEADER_PAGE = ("\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
+                   "\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;\n"
+                   "\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;\n"
+                   "\tfield: char data;\toffset:16;\tsize:4080;\tsigned:0;\n")
+    HEADER_EVENT = ("# compressed entry header\n\ttype_len    :    5 bits\n"
+                    "\ttime_delta  :   27 bits\n\tarray       :   32 bits\n\n"
+                    "\tpadding     : type == 29\n\ttime_extend : type == 30\n"
+                    "\ttime_stamp : type == 31\n\tdata max type_len  == 28\n")
+
+    def __init__(self, ncpus):
+        self.events = {}    # name -> (system, id, struct format, format text)
+        self.records = [[] for _ in range(ncpus)]
+
+    def event(self, system, name, fields, print_fmt):
+        lines, offset = [], 0
+        for i, (decl, code) in enumerate(self.COMMON + fields):
+            size = struct.calcsize("<" + code)
+            lines.append(f"\tfield:{decl};\toffset:{offset};\tsize:{size};"
+                         f"\tsigned:{int(code in 'bhiq')};\n" + ("\n" if i == 3 else ""))
+            offset += size
+        eid = 100 + len(self.events)
+        text = f"name: {name}\nID: {eid}\nformat:\n{''.join(lines)}\nprint fmt: {print_fmt}\n"
+        code = "<" + "".join(c for _, c in self.COMMON + fields)
+        self.events[name] = (system, eid, code, text)
+
+    def add(self, cpu, ts, pid, name, *values):
+        """A record of event name at ts ns on cpu, written by pid."""
+        _, eid, code, _ = self.events[name]
+        values = [v.encode() if isinstance(v, str) else v for v in values]
+        self.records[cpu].append((ts, struct.pack(code, eid, 0, 0, pid, *values)))
+
+    def _pages(self, records):
+        """Ring buffer pages: each event a 4-byte header (type_len = its length in
+        words, time_delta since the previous event) and its data; a new page when
+        one is full or the delta outgrows 27 bits."""
+        pages, data, base, prev = [], b"", None, None
+        for ts, payload in sorted(records, key=lambda r: r[0]):
+            payload += b"\0" * (-len(payload) % 4)
+            assert len(payload) <= 28 * 4, "longer events need the type_len 0 header"
+            if base is None or len(data) + 4 + len(payload) > self.PAGE - 16 \
+                    or ts - prev >= 1 << 27:
+                if base is not None:
+                    pages.append((base, data))
+                data, base, prev = b"", ts, ts
+            data += struct.pack("<I", len(payload) // 4 | (ts - prev) << 5) + payload
+            prev = ts
+        if base is not None:
+            pages.append((base, data))
+        return b"".join(struct.pack("<QQ", b, len(d)) + d + b"\0" * (self.PAGE - 16 - len(d))
+                        for b, d in pages)
+
+    def write(self, path):
+        def sized(blob):
+            return struct.pack("<Q", len(blob)) + blob
+        systems = {}
+        for system, _, _, text in self.events.values():
+            systems.setdefault(system, []).append(text.encode())
+        head = b"\x17\x08\x44tracing6\0" + bytes([0, 8]) + struct.pack("<I", self.PAGE)
+        head += b"header_page\0" + sized(self.HEADER_PAGE.encode())
+        head += b"header_event\0" + sized(self.HEADER_EVENT.encode())
+        head += struct.pack("<II", 0, len(systems))    # no ftrace events
+        for system, texts in systems.items():
+            head += system.encode() + b"\0" + struct.pack("<I", len(texts))
+            head += b"".join(sized(t) for t in texts)
+        # No kallsyms, printk formats or saved cmdlines; then the CPUs' data.
+        head += struct.pack("<IIQI", 0, 0, 0, len(self.records)) + b"flyrecord\0"
+        data = [self._pages(r) for r in self.records]
+        offset = -(-(len(head) + 16 * len(data)) // self.PAGE) * self.PAGE
+        for d in data:
+            head += struct.pack("<QQ", offset, len(d))
+            offset += len(d)
+        head += b"\0" * (-len(head) % self.PAGE)
+        with open(path, "wb") as f:
+            f.write(head + b"".join(data))
+        return path

@@ -1,7 +1,10 @@
 """The C trace reader on real guest traces, checked against trace-cmd's own report of
 the same file: stuck-hog on the patched kernel, and 100 ms of many-small under the
 v0.21 layout with EAS_SPARE_TIE on (cut with trace-cmd split), for the string field
-of eas_placement_decision."""
+of eas_placement_decision.  Those kernels recorded the reasons as strings; the
+reasons as enum values printed with __print_symbolic() are checked on a trace.dat
+written here with their formats (synth.TraceDat), and on a recorded one when
+tests/fixtures/reasons-int.trace.dat.gz is there."""
 import collections
 import csv
 import gzip
@@ -13,12 +16,14 @@ import subprocess
 import pytest
 
 from conftest import BUILD, TOP, run
+from synth import TraceDat, kernel_reasons, symbolic
 
 FIXTURE = os.path.join(TOP, "tests", "fixtures", "stuck-hog.trace.dat.gz")
 READER = os.path.join(BUILD, "analysis", "eas-trace-reader")
 
 
 SPARE_TIE_FIXTURE = os.path.join(TOP, "tests", "fixtures", "spare-tie.trace.dat.gz")
+INT_REASONS_FIXTURE = os.path.join(TOP, "tests", "fixtures", "reasons-int.trace.dat.gz")
 
 
 def unpacked(fixture, tmp_path_factory):
@@ -101,20 +106,127 @@ def test_truncated_trace_is_refused(trace, tmp_path):
     assert not (tmp_path / "switch.csv").exists()
 
 
+def reported_name(printed):
+    """What the reader writes for a reason trace-cmd printed: the same name, but
+    "reason_N" for a value that __print_symbolic()'s table lacks (printed 0xN)."""
+    return f"reason_{int(printed, 16)}" if printed.startswith("0x") else printed
+
+
+def reported_decisions(text):
+    """decision.csv's rows as trace-cmd reported the eas_placement_decision events,
+    the time in us: trace-cmd prints microseconds, rounded, and the CPU zero-padded."""
+    line = re.compile(r"\[(\d+)\]\s+(\d+)\.(\d+): eas_placement_decision:\s+comm=.*? pid=(\d+)"
+                      r" src_cpu=(\d+) dst_cpu=(\d+) reason=(\w+)")
+    return [(int(sec) * 1_000_000 + int(us), str(int(cpu)), pid, src, dst, reported_name(reason))
+            for cpu, sec, us, pid, src, dst, reason in line.findall(text)]
+
+
+def decisions_read(tables):
+    return [(round(int(r["ts"]) / 1000), r["cpu"], r["pid"], r["src_cpu"], r["dst_cpu"],
+             r["reason"]) for r in tables["decision"]]
+
+
+def reported_moves(text):
+    """migrate.csv's rows from trace-cmd's report, each move with the reason of the
+    eas_migrate_reason that announced it (same pid and destination) or "unknown"."""
+    line = re.compile(r"\[(\d+)\]\s+(\d+)\.(\d+): (eas_migrate_reason|sched_migrate_task):\s+"
+                      r"comm=.*? pid=(\d+) (?:src_cpu=-?\d+ dst_cpu=(-?\d+) reason=(\S+)|"
+                      r"prio=-?\d+ orig_cpu=(\d+) dest_cpu=(\d+))$", re.M)
+    pending, moves = {}, []
+    for cpu, sec, us, event, pid, dst, reason, orig, dest in line.findall(text):
+        if event == "eas_migrate_reason":
+            pending[pid] = (dst, reported_name(reason))
+            continue
+        said = pending.pop(pid, None)
+        moves.append((int(sec) * 1_000_000 + int(us), str(int(cpu)), pid, orig, dest,
+                      said[1] if said and said[0] == dest else "unknown"))
+    return moves
+
+
+def moves_read(tables):
+    return [(round(int(r["ts"]) / 1000), r["cpu"], r["pid"], r["orig_cpu"], r["dest_cpu"],
+             r["reason"]) for r in tables["migrate"]]
+
+
 def test_placement_decisions_match_trace_cmd(tmp_path_factory):
     trace = unpacked(SPARE_TIE_FIXTURE, tmp_path_factory)
     tables = read_tables(trace, tmp_path_factory)
-    line = re.compile(r"\[(\d+)\]\s+(\d+)\.(\d+): eas_placement_decision: comm=\S+ pid=(\d+)"
-                      r" src_cpu=(\d+) dst_cpu=(\d+) reason=(\w+)")
-    # trace-cmd prints microseconds, rounded, and the CPU zero-padded.
-    want = [(int(sec) * 1_000_000 + int(us), str(int(cpu)), pid, src, dst, reason)
-            for cpu, sec, us, pid, src, dst, reason in line.findall(reported_text(trace))]
-    got = [(round(int(r["ts"]) / 1000), r["cpu"], r["pid"], r["src_cpu"], r["dst_cpu"],
-            r["reason"]) for r in tables["decision"]]
-    assert len(want) == 18 and got == want
+    want = reported_decisions(reported_text(trace))
+    assert len(want) == 18 and decisions_read(tables) == want
     # Each tie moves the task at that wakeup: the migration that follows goes src -> dst.
     for r in tables["decision"]:
         after = [m for m in tables["migrate"]
                  if m["pid"] == r["pid"] and int(m["ts"]) >= int(r["ts"])][0]
         assert (after["orig_cpu"], after["dest_cpu"], after["reason"]) == \
             (r["src_cpu"], r["dst_cpu"], "wakeup")
+
+
+MIGRATE_REASONS = kernel_reasons("SCHED_MIG")
+PLACEMENT_REASONS = kernel_reasons("SCHED_PLACE")
+REASON_EVENT = [("char comm[16]", "16s"), ("pid_t pid", "i"), ("int src_cpu", "i"),
+                ("int dst_cpu", "i"), ("int reason", "i")]
+
+
+def enum_reasons_trace(path):
+    """A trace as a kernel with enum reasons records it: every reason of the series
+    announcing a move (pid 200 + value, 1 ms apart, alternating CPUs 0 and 1), then a
+    value past the table, a move nothing announced and one announced to another
+    CPU; and a placement decision for every placement reason and one past them."""
+    t = TraceDat(2)
+    t.event("sched", "sched_migrate_task",
+            [("char comm[16]", "16s"), ("pid_t pid", "i"), ("int prio", "i"),
+             ("int orig_cpu", "i"), ("int dest_cpu", "i")],
+            '"comm=%s pid=%d prio=%d orig_cpu=%d dest_cpu=%d", REC->comm, REC->pid, '
+            'REC->prio, REC->orig_cpu, REC->dest_cpu')
+    for name, names in (("eas_migrate_reason", MIGRATE_REASONS),
+                        ("eas_placement_decision", PLACEMENT_REASONS)):
+        t.event("eas", name, REASON_EVENT,
+                '"comm=%s pid=%d src_cpu=%d dst_cpu=%d reason=%s", REC->comm, REC->pid, '
+                'REC->src_cpu, REC->dst_cpu, ' + symbolic("reason", names))
+    us = 1000
+    for value in range(len(MIGRATE_REASONS) + 1):
+        pid, cpu, ts = 200 + value, value % 2, (value + 1) * 1000 * us
+        t.add(cpu, ts, pid, "eas_migrate_reason", "task", pid, cpu, 1 - cpu, value)
+        t.add(cpu, ts + us, pid, "sched_migrate_task", "task", pid, 120, cpu, 1 - cpu)
+    ts += 1000 * us
+    t.add(0, ts, 300, "sched_migrate_task", "lone", 300, 120, 0, 1)
+    t.add(1, ts + us, 301, "eas_migrate_reason", "other", 301, 1, 0, 1)
+    t.add(1, ts + 2 * us, 301, "sched_migrate_task", "other", 301, 120, 1, 2)
+    for value in range(len(PLACEMENT_REASONS) + 1):
+        t.add(1, ts + (10 + value) * us, 400, "eas_placement_decision", "tie", 400, 0, 1, value)
+    return t.write(path)
+
+
+def recorded_enum_trace(tmp_path_factory):
+    if not os.path.exists(INT_REASONS_FIXTURE):
+        pytest.skip(f"{os.path.relpath(INT_REASONS_FIXTURE, TOP)} absent: gzip there the "
+                    "trace.dat of a run on a kernel whose reasons are enum values")
+    trace = unpacked(INT_REASONS_FIXTURE, tmp_path_factory)
+    formats = subprocess.run(["trace-cmd", "dump", "--events", "-i", trace], capture_output=True,
+                             text=True, check=True).stdout
+    assert re.search(r"name: eas_migrate_reason\n(?:.*\n)*?\s*field:int reason;", formats), \
+        "the fixture's eas_migrate_reason has no int reason: not an enum-reasons kernel"
+    return trace
+
+
+@pytest.mark.parametrize("source", ["written", "recorded"])
+def test_reader_reads_symbolic_reasons(source, tmp_path_factory):
+    """Every migration's and placement decision's reason, read from the value, is
+    the name trace-cmd prints for the same record."""
+    if source == "written":
+        trace = enum_reasons_trace(str(tmp_path_factory.mktemp("enum") / "trace.dat"))
+    else:
+        trace = recorded_enum_trace(tmp_path_factory)
+    tables = read_tables(trace, tmp_path_factory)
+    text = reported_text(trace)
+    moves, decisions = reported_moves(text), reported_decisions(text)
+    assert moves and sorted(moves_read(tables)) == sorted(moves)
+    assert sorted(decisions_read(tables)) == sorted(decisions)
+    if source == "written":
+        # And by hand: every name in value order, the value past the table by its
+        # number; moves nothing announced for their destination are unknown.
+        past = len(MIGRATE_REASONS)
+        assert [r["reason"] for r in tables["migrate"]] == \
+            MIGRATE_REASONS + [f"reason_{past}", "unknown", "unknown"]
+        assert [r["reason"] for r in tables["decision"]] == \
+            PLACEMENT_REASONS + [f"reason_{len(PLACEMENT_REASONS)}"]
