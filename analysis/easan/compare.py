@@ -3,6 +3,8 @@ import math
 
 import numpy as np
 
+from .causes import ordered
+
 # Two-sided 95 % Student t quantiles by degrees of freedom (no scipy needed).
 _T95 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365,
         8: 2.306, 9: 2.262, 10: 2.228, 15: 2.131, 20: 2.086, 30: 2.042}
@@ -53,7 +55,7 @@ def _value(m, path, scale):
 
 
 def _cause_rows(groups):
-    causes = sorted({c for g in groups for m in g for c in m["migrations"]["by_cause"]})
+    causes = ordered(c for g in groups for m in g for c in m["migrations"]["by_cause"])
     return [(f"migrations: {c}", ("migrations", "by_cause", c), "", 1) for c in causes]
 
 

@@ -1,7 +1,7 @@
 """Migrations of the profile's threads: direction by CPU type, and cause."""
 import pandas as pd
 
-from .causes import ORDER, cause_of
+from .causes import cause_of, ordered
 
 
 def table(run, t0, t1):
@@ -23,7 +23,7 @@ def counts(mig):
 
     The last says, for instance, whether wakeup decisions moved work E->P or back.
     """
-    by_cause = {c: int((mig["cause"] == c).sum()) for c in ORDER if (mig["cause"] == c).any()}
+    by_cause = {c: int((mig["cause"] == c).sum()) for c in ordered(mig["cause"])}
     return {
         "total": int(len(mig)),
         "same": int((mig["direction"] == "same").sum()),

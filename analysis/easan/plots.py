@@ -5,10 +5,15 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
-from .causes import ORDER  # noqa: E402
+from .causes import ORDER, ordered  # noqa: E402
 
 TYPE_COLOURS = {"p": "#d95f02", "e": "#1b9e77", "lpe": "#7570b3"}
 TYPE_NAMES = {"p": "P-core", "e": "E-core", "lpe": "LP E-core"}
+
+
+def cause_colour(cause):
+    """A cause's colour in every figure, from its place in ORDER: one colour each."""
+    return (plt.cm.tab10 if len(ORDER) <= 10 else plt.cm.tab20)(ORDER.index(cause))
 
 
 def _save(fig, path):
@@ -35,7 +40,7 @@ def timeline(run, extra, path):
         moves = mig[mig["pid"] == pid]
         for cause, group in moves.groupby("cause"):
             ax.scatter((group["ts"] - t0) / 1e9, [row] * len(group), marker="|", s=160,
-                       color=plt.cm.tab10(ORDER.index(cause) % 10), zorder=3)
+                       color=cause_colour(cause), zorder=3)
     ax.set_yticks(range(len(threads)))
     ax.set_yticklabels([f"{t} [{i}] pid {p}" for p, i, t in
                         zip(threads["pid"], threads["thread"], threads["task"])])
@@ -43,11 +48,10 @@ def timeline(run, extra, path):
     handles = [plt.Rectangle((0, 0), 1, 1, color=c) for k, c in TYPE_COLOURS.items()
                if any(x.type == k for x in run.platform.cpus)]
     labels = [TYPE_NAMES[k] for k in TYPE_COLOURS if any(x.type == k for x in run.platform.cpus)]
-    for cause in ORDER:
-        if (mig["cause"] == cause).any():
-            handles.append(plt.Line2D([], [], marker="|", linestyle="", markersize=12,
-                                      color=plt.cm.tab10(ORDER.index(cause) % 10)))
-            labels.append(f"migration: {cause}")
+    for cause in ordered(mig["cause"]):
+        handles.append(plt.Line2D([], [], marker="|", linestyle="", markersize=12,
+                                  color=cause_colour(cause)))
+        labels.append(f"migration: {cause}")
     ax.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, -0.25 if len(threads) < 4 else -0.12),
               ncol=4, fontsize=8, frameon=False)
     ax.set_title(f"{run.name}: where each thread ran")
@@ -77,7 +81,7 @@ def causes(runs_metrics, path):
     """Migrations by cause, split same-type / up / down, one group of bars per run."""
     fig, ax = plt.subplots(figsize=(8, 3.5))
     names = [m["run"] for m in runs_metrics]
-    present = [c for c in ORDER if any(c in m["migrations"]["by_cause"] for m in runs_metrics)] or ["wakeup"]
+    present = ordered(c for m in runs_metrics for c in m["migrations"]["by_cause"]) or ["wakeup"]
     width = 0.8 / max(len(names), 1)
     for i, m in enumerate(runs_metrics):
         vals = [m["migrations"]["by_cause"].get(c, 0) for c in present]

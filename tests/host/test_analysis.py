@@ -16,18 +16,25 @@ window is [1000, 1200) ms (first "begins loop" to the last "end loop").
 import json
 import os
 import subprocess
+import sys
 
 import pytest
 
-from conftest import run
-from synth import MS, REPORT, Trace, make_run, write_em
+from conftest import TOP, run
+from synth import MS, REPORT, Trace, kernel_reasons, make_run, write_em
+
+sys.path.insert(0, os.path.join(TOP, "analysis"))
+from easan import causes  # noqa: E402
 
 E_COSTS, P_COSTS = [104, 105, 106, 107], [130, 131, 132, 133]
 
 
 def scenario(tmp_path, name="run-a", slack_a=(0, 0, -5, 0), pid_b=101, e_perf=20000,
-             record=None, tie=True, untraced=()):
+             record=None, tie=True, untraced=(), moves=()):
+    """moves: more (t, pid, src, dst, reason) migrations."""
     t = Trace()
+    for move in moves:
+        t.migrate(*move)
     t.decision(990, 7, 2, 1, "spare_tie")
     t.run(1, 7, 990, 995)
     t.run(2, 7, 990, 995)
@@ -92,6 +99,36 @@ def test_migrations_by_direction_and_cause(metrics):
         "wakeup": {"same": 1, "up": 0, "down": 0}}
     a = metrics["tasks"]["100"]["migrations"]
     assert (a["same"], a["up"], a["down"]) == (1, 1, 0)
+
+
+def test_every_kernel_reason_has_a_cause():
+    # Every reason of the series' enum sched_migrate_reason but "unknown" names a
+    # cause, and every cause has a place in ORDER (hence a colour), "unknown" last.
+    reasons = kernel_reasons("SCHED_MIG")
+    assert reasons[0] == "unknown" and {"rt_push", "dl_pull", "scx"} <= set(reasons)
+    assert [r for r in reasons if causes.cause_of(r) == "unknown"] == ["unknown"]
+    assert set(causes.CAUSES.values()) | {"unknown"} == set(causes.ORDER)
+    assert causes.ORDER[-1] == "unknown" and len(set(causes.ORDER)) == len(causes.ORDER)
+    assert {r: causes.cause_of(r) for r in ("numa_swap", "rt_pull", "dl_push", "core_steal",
+                                            "fair_push", "fair_push_tick")} == {
+        "numa_swap": "numa", "rt_pull": "rt_dl", "dl_push": "rt_dl", "core_steal": "other",
+        "fair_push": "push", "fair_push_tick": "push"}
+
+
+def test_new_causes_reach_plots_and_ab(tmp_path):
+    # Moves of each new cause in both groups: the A/B rows list them in ORDER and
+    # the figures draw them (each cause its own colour).
+    extra = [(1002, 100, 0, 1, "numa"), (1003, 100, 1, 0, "rt_push"),
+             (1004, 100, 0, 1, "core_steal"), (1005, 100, 1, 0, "fair_push_tick")]
+    a, b = scenario(tmp_path, "a", moves=extra), scenario(tmp_path, "b", moves=extra[:2])
+    out = tmp_path / "ab"
+    r = run([REPORT, "-o", str(out), a, "--vs", b], timeout=180)
+    assert r.returncode == 0, r.stderr
+    with open(out / "comparison.json", encoding="utf-8") as f:
+        rows = [row["name"] for row in json.load(f)["rows"] if row["name"].startswith("migrations: ")]
+    assert rows == [f"migrations: {c}" for c in ("wakeup", "load_balance", "misfit", "push", "numa",
+                                                 "rt_dl", "other", "unknown")]
+    assert (out / "causes.png").stat().st_size > 0 and (out / "run0-timeline.png").stat().st_size > 0
 
 
 def test_report_lists_reasons_with_directions(tmp_path):
