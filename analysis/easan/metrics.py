@@ -18,6 +18,10 @@ def compute(run):
     t0, t1 = schedule.window(run.tables, run.pids)
     sl = schedule.clip(all_slices, t0, t1)
     mig = migrations.table(run, t0, t1)
+    # Moves no cause explains, over the whole trace: a path that does not report
+    # its moves shows here also when it runs before or after the window.
+    unexplained = migrations.table(run, 0, t_end)
+    unexplained = unexplained[unexplained["cause"] == "unknown"]
     res = residency.per_task(run, sl)
     work = residency.work(run, res)
     lat = latency.wakeup_latencies(run, t0, t1)
@@ -62,6 +66,7 @@ def compute(run):
                   "lost_events": run.record.get("lost_events"),
                   "missed_events": int(run.meta["missed_events"])},
         "migrations": migrations.counts(mig),
+        "unknown_moves": int(len(unexplained)),
         # Share of the profile's run time per CPU type.
         "residency_share": {k: (v / total if total else 0.0) for k, v in sorted(by_type.items())},
         "wakeup_latency_ns": latency.summary(lat["latency"]),

@@ -46,6 +46,7 @@ def run_section(m):
             f"| migrations (same-type / up / down) | {mg['total']} ({mg['same']} / {mg['up']} / {mg['down']}) |",
             "| by cause | " + (", ".join(f"{c}: {n}" for c, n in mg["by_cause"].items()) or "none") + " |",
             f"| by kernel reason (same / up / down) | {_reasons(mg)} |",
+            f"| moves no cause explains, whole trace | {m['unknown_moves']} |",
             f"| wakeups re-enqueued in place (delayed dequeue) | {m['delayed_wakeups']} |",
             f"| placement heuristics that overrode mainline | {_decisions(m['placement_decisions'])} |",
             f"| wakeup latency p50 / p95 / p99 / max (us) | {_us(lat['p50'])} / {_us(lat['p95'])} / "

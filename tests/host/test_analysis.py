@@ -101,6 +101,28 @@ def test_migrations_by_direction_and_cause(metrics):
     assert (a["same"], a["up"], a["down"]) == (1, 1, 0)
 
 
+def test_unknown_moves(metrics):
+    # b 0->2 at 1191: no eas_migrate_reason announced it.
+    assert metrics["unknown_moves"] == 1
+
+
+def test_unknown_moves_cover_the_whole_trace(tmp_path):
+    # Besides b's move at 1191: a's move at 996 (before the window) without a reason
+    # and b's at 1205 (after it) with a value the kernel's format did not name count;
+    # kthread 7's move, not a profile thread's, does not. The window's counts keep
+    # their one unknown move.
+    d = scenario(tmp_path, moves=[(996, 100, 2, 0, "unknown"), (997, 7, 0, 1, "unknown"),
+                                  (1205, 101, 2, 1, "reason_20")])
+    r = run([REPORT, "--no-plots", d], timeout=120)
+    assert r.returncode == 0, r.stderr
+    with open(os.path.join(d, "analysis", "report", "metrics.json"), encoding="utf-8") as f:
+        m = json.load(f)["runs"][0]
+    assert m["unknown_moves"] == 3
+    assert (m["migrations"]["total"], m["migrations"]["by_cause"]["unknown"]) == (4, 1)
+    with open(os.path.join(d, "analysis", "report", "report.md"), encoding="utf-8") as f:
+        assert "| moves no cause explains, whole trace | 3 |" in f.read()
+
+
 def test_every_kernel_reason_has_a_cause():
     # Every reason of the series' enum sched_migrate_reason but "unknown" names a
     # cause, and every cause has a place in ORDER (hence a colour), "unknown" last.
