@@ -17,17 +17,18 @@ Prints, per pair, the mean length of a `run` on each CPU with the option off
 and on; the E-core's run over the P-core's with the option on (target
 1024/600 = 1.71 within 5 %) and off (1: the same real speed); the P-core's
 slowdown from the option per switching replay (target under 2 %; across a
-pair's replays as a cross-check); and, from the kernel's own totals, the share
-of the E-core's busy time the option gave away (target (1024 - 600)/1024 =
-0.414) and its timer ticks per busy millisecond. Each ratio is pooled over the
-replays by their precision (easan.pooling: a replay under host load scatters
-by tens of percent, a quiet one by a few), with the interval widened by how
-much the replays disagree; the equal-weight mean is printed beside it. A bound
-is "met" when the whole 95 % CI of the pooled ratio lies inside it. REPS
-repetitions (default 1); run folders of earlier boots given as arguments are
-analysed again instead. A measurement, not a test. CMDLINE adds kernel
-parameters (e.g. hybrid_sim.faithful_period_us=2000); SPEED_PROFILE and
-SPEED_P_PROFILE replace the profiles.
+pair's replays as a cross-check); and, from the kernel's own totals (debugfs
+hybrid_sim/faithful_stats), the share of the E-core's busy time the option
+gave away (target (1024 - 600)/1024 = 0.414) and its timer ticks per busy
+millisecond. Each ratio is pooled over the replays by their precision
+(easan.pooling: a replay under host load scatters by tens of percent, a quiet
+one by a few), with the interval widened by how much the replays disagree; the
+equal-weight mean is printed beside it. A bound is "met" when the whole 95 %
+CI of the pooled ratio lies inside it. REPS repetitions (default 1); run
+folders of earlier boots given as arguments are analysed again instead. A
+measurement, not a test. CMDLINE adds kernel parameters (e.g.
+hybrid_sim.faithful_period_us=2000); SPEED_PROFILE and SPEED_P_PROFILE
+replace the profiles.
 """
 import json
 import os
@@ -74,8 +75,12 @@ def given_share(folder):
         after = read_faithful_stats(os.path.join(folder, "faithful-stats-after.txt"))
     except FileNotFoundError:
         return None, None
-    b0, g0, t0 = before.get(E_CPU, (0, 0, 0))
-    b1, g1, t1 = after.get(E_CPU, (0, 0, 0))
+    except ValueError as e:
+        sys.exit(f"bench-speed: {e}")
+    # Boots from before faithful_stats moved to debugfs have no capacity or timer
+    # columns; only the totals count here.
+    b0, g0, t0 = before.get(E_CPU, (0, 0, 0))[:3]
+    b1, g1, t1 = after.get(E_CPU, (0, 0, 0))[:3]
     if b1 <= b0:
         return None, None
     return (g1 - g0) / (b1 - b0), (t1 - t0) / ((b1 - b0) / 1000)

@@ -13,6 +13,8 @@ Fewer than MIN_ACTIVATIONS activations (a lone hog) are too few to judge, and a
 CPU seen fewer than MIN_CPU_ACTIVATIONS times is listed but not judged: one slow
 first run after a move would flag it.
 """
+from typing import NamedTuple, Optional
+
 import numpy as np
 
 MIN_CPU_RATIO = 0.75
@@ -84,21 +86,58 @@ def summary(rows, ncpus, expected=None):
             "distorted": bool(reasons), "reason": "; ".join(reasons)}
 
 
-def read_faithful_stats(path):
-    """{cpu: (busy us, given us, ticks)} from a copy of hybrid_sim/faithful_stats.
+class FaithfulStat(NamedTuple):
+    """One CPU's line of hybrid_sim's faithful_stats."""
+    busy_us: int
+    given_us: int
+    ticks: int
+    # None in a copy from a kernel before the file moved to debugfs (four columns).
+    capacity: Optional[int] = None
+    timer: Optional[str] = None
 
-    The simulator's totals since boot for each CPU with a capacity-faithful timer:
-    the busy time it saw and the time it gave away (spin and handler). A malformed
-    line raises ValueError naming the file.
+
+# What the timer of a CPU is doing: ticking, parked until a task runs, not needed
+# (capacity 1024) or stopped (the option off, or the CPU going offline).
+TIMER_STATES = ("running", "idle", "full", "off")
+FAITHFUL_STATS_FORMATS = ("'CPU BUSY_US GIVEN_US TICKS CAPACITY TIMER' "
+                          "(or the older 'CPU BUSY_US GIVEN_US TICKS')")
+
+
+def _faithful_line(fields):
+    """A FaithfulStat and its CPU from one line's fields, or None if malformed."""
+    if len(fields) == 6 and all(x.isdigit() for x in fields[:5]) and fields[5] in TIMER_STATES:
+        cpu, busy, given, ticks, cap = (int(x) for x in fields[:5])
+        return cpu, FaithfulStat(busy, given, ticks, cap, fields[5])
+    if len(fields) == 4 and all(x.isdigit() for x in fields):
+        cpu, busy, given, ticks = (int(x) for x in fields)
+        return cpu, FaithfulStat(busy, given, ticks)
+    return None
+
+
+def read_faithful_stats(path):
+    """{cpu: FaithfulStat(busy_us, given_us, ticks, capacity, timer)} from a copy of
+    hybrid_sim's faithful_stats.
+
+    The simulator's totals for each CPU whose capacity-faithful timer ran or may run,
+    since it last started: the busy time it saw, the time it gave away (spin and
+    handler) and its ticks; then the CPU's capacity and what its timer does
+    (TIMER_STATES). The kernels of this series write six columns
+    (/sys/kernel/debug/hybrid_sim/faithful_stats, P-cores included with TIMER
+    full); run folders from before it hold the four-column sysfs file, read with
+    capacity and timer None. A malformed line, or one whose format differs from
+    the first line's, raises ValueError naming the file and the line.
     """
     out = {}
+    width = None
     with open(path, encoding="ascii") as f:
         for n, line in enumerate(f, 1):
             fields = line.split()
-            if len(fields) != 4 or not all(x.isdigit() for x in fields):
-                raise ValueError(f"{path}:{n}: not 'CPU BUSY_US GIVEN_US TICKS': {line.strip()!r}")
-            cpu, busy, given, ticks = (int(x) for x in fields)
-            out[cpu] = (busy, given, ticks)
+            parsed = _faithful_line(fields)
+            if parsed is None or (width is not None and len(fields) != width):
+                raise ValueError(f"{path}:{n}: not {FAITHFUL_STATS_FORMATS}: {line.strip()!r}")
+            width = len(fields)
+            cpu, stat = parsed
+            out[cpu] = stat
     return out
 
 

@@ -12,18 +12,67 @@ from easan.fidelity import (alternating_blocks, option_state, read_faithful_stat
                             read_flips, summary)
 
 
+# /sys/kernel/debug/hybrid_sim/faithful_stats with the option on: E-cores 0-3 (CPU 3
+# idle since boot), P-cores 4-5 listed with nothing given and no timer.
+SIX = ("0 100000 41400 97 600 running\n3 2500 1000 4 600 idle\n"
+       "4 0 0 0 1024 full\n5 0 0 0 1024 full\n")
+
+
 def test_reads_each_cpu_line(tmp_path):
     path = tmp_path / "faithful_stats.txt"
-    path.write_text("0 100000 41400 97\n3 2500 1000 4\n", encoding="ascii")
-    assert read_faithful_stats(path) == {0: (100000, 41400, 97), 3: (2500, 1000, 4)}
+    path.write_text(SIX, encoding="ascii")
+    stats = read_faithful_stats(path)
+    assert stats == {0: (100000, 41400, 97, 600, "running"), 3: (2500, 1000, 4, 600, "idle"),
+                     4: (0, 0, 0, 1024, "full"), 5: (0, 0, 0, 1024, "full")}
+    assert stats[0].given_us == 41400 and stats[0].ticks == 97
+    assert stats[5].timer == "full" and stats[5].capacity == 1024
 
 
-@pytest.mark.parametrize("text", ["0 100000 41400\n", "1 100000 -5 3\n", "cpu0 1 2 3\n"])
-def test_malformed_line_names_the_file_and_line(tmp_path, text):
+def test_reads_the_older_four_columns(tmp_path):
+    # Run folders from before the file moved to debugfs: totals only.
     path = tmp_path / "faithful_stats.txt"
-    path.write_text("0 1 1 1\n" + text, encoding="ascii")
-    with pytest.raises(ValueError, match=r"faithful_stats.txt:2: not 'CPU BUSY_US"):
+    path.write_text("0 100000 41400 97\n3 2500 1000 4\n", encoding="ascii")
+    stats = read_faithful_stats(path)
+    assert stats == {0: (100000, 41400, 97, None, None), 3: (2500, 1000, 4, None, None)}
+    assert stats[0][:3] == (100000, 41400, 97)
+
+
+@pytest.mark.parametrize("first, text", [
+    ("0 1 1 1\n", "0 100000 41400\n"),
+    ("0 1 1 1\n", "1 100000 -5 3\n"),
+    ("0 1 1 1\n", "cpu0 1 2 3\n"),
+    ("0 1 1 1 600 idle\n", "1 2 3 4 600 parked\n"),     # unknown timer state
+    ("0 1 1 1 600 idle\n", "1 2 3 4 -1 idle\n"),
+    ("0 1 1 1 600 idle\n", "1 2 3 4 600\n"),
+    ("0 1 1 1 600 idle\n", "1 2 3 4 600 idle extra\n"),
+    ("0 1 1 1 600 idle\n", "1 2 3 4\n"),                # formats mixed in one file
+    ("0 1 1 1\n", "1 2 3 4 600 idle\n"),
+])
+def test_malformed_line_names_the_file_and_line(tmp_path, first, text):
+    path = tmp_path / "faithful_stats.txt"
+    path.write_text(first + text, encoding="ascii")
+    with pytest.raises(ValueError) as e:
         read_faithful_stats(path)
+    msg = str(e.value)
+    assert msg.startswith(f"{path}:2: not 'CPU BUSY_US GIVEN_US TICKS CAPACITY TIMER' "
+                          "(or the older 'CPU BUSY_US GIVEN_US TICKS'): "), msg
+    assert "\n" not in msg
+
+
+@pytest.mark.parametrize("four", [False, True])
+def test_bench_speed_reads_the_given_share_from_either_format(tmp_path, four):
+    """make bench-speed's E-core (CPU 1) share given away between two copies."""
+    sys.path.insert(0, os.path.join(TOP, "analysis"))
+    import bench_speed  # pylint: disable=import-outside-toplevel
+
+    before, after = "1 1000 400 1 600 running\n", "1 101000 41800 101 600 idle\n"
+    if four:
+        before, after = "1 1000 400 1\n", "1 101000 41800 101\n"
+    (tmp_path / "faithful-stats-before.txt").write_text(before + "5 0 0 0 1024 full\n" * (not four))
+    (tmp_path / "faithful-stats-after.txt").write_text(after + "5 0 0 0 1024 full\n" * (not four))
+    given, per_ms = bench_speed.given_share(str(tmp_path))
+    assert given == pytest.approx(0.414)
+    assert per_ms == pytest.approx(1.0)
 
 
 def test_alternating_blocks_splits_and_skips_each_move():
