@@ -1,6 +1,9 @@
 # shellcheck shell=sh
 # Helpers for guest jobs (busybox sh). run.sh copies this file next to job.sh.
 
+# The simulator's test knobs: cpuN/capacity and faithful_stats.
+HYBRID_SIM_DEBUG=/sys/kernel/debug/hybrid_sim
+
 # save_state DIR: the kernel log, the scheduler's debug state, the energy model
 # and the EAS switch, as files under DIR.
 save_state() {
@@ -28,9 +31,9 @@ save_state() {
 	if [ -n "$faithful" ]; then
 		echo "$faithful" > "$1/faithful.txt"
 	fi
-	# Capacity-faithful speed's totals, where its timers ever ran.
-	# (sysfs files report a size whatever they hold: read it first).
-	stats=$(cat /sys/devices/system/cpu/hybrid_sim/faithful_stats 2>/dev/null)
+	# Capacity-faithful speed's totals and timer states, where its timers
+	# ever ran (empty when the option was never on): debugfs, read first.
+	stats=$(cat "$HYBRID_SIM_DEBUG/faithful_stats" 2>/dev/null)
 	if [ -n "$stats" ]; then
 		echo "$stats" > "$1/faithful_stats.txt"
 	fi

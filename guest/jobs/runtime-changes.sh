@@ -2,8 +2,9 @@
 # Guest job: change the simulated platform while a profile runs, and record after
 # each step whether EAS still runs and what the energy model looks like.
 #   - lower scaling_max_freq of E-core CPU 1 to its lowest frequency, then restore it;
-#   - change CPU 0's capacity 600 -> 480 and back at run time (the path that
-#     reaches em_adjust_cpu_capacity());
+#   - change CPU 0's capacity 600 -> 480 and back at run time through
+#     /sys/kernel/debug/hybrid_sim/cpu0/capacity (the path that reaches
+#     em_adjust_cpu_capacity());
 #   - take E-core CPU 2 offline and back online;
 #   - switch the cpufreq status to active and back to passive.
 # Writes steps.txt ("step eas" lines), steps/<step>/ (state as save_state has it)
@@ -34,10 +35,11 @@ step maxfreq-low
 cat "$pol/cpuinfo_max_freq" > "$pol/scaling_max_freq"
 step maxfreq-restored
 
-echo "0 480" > "$sim/capacity" || echo "capacity write failed" >> "$out/errors.txt"
+cap0=$HYBRID_SIM_DEBUG/cpu0/capacity
+echo 480 > "$cap0" || echo "capacity write failed" >> "$out/errors.txt"
 sleep 1
 step capacity-480
-echo "0 600" > "$sim/capacity" || echo "capacity write failed" >> "$out/errors.txt"
+echo 600 > "$cap0" || echo "capacity write failed" >> "$out/errors.txt"
 step capacity-600
 
 echo 0 > /sys/devices/system/cpu/cpu2/online || echo "offline failed" >> "$out/errors.txt"

@@ -23,7 +23,7 @@ FLIP=0.5
 [ -f "$job/setup.sh" ] && . "$job/setup.sh"
 
 knob=/sys/devices/system/cpu/hybrid_sim/faithful
-stats=/sys/devices/system/cpu/hybrid_sim/faithful_stats
+stats=$HYBRID_SIM_DEBUG/faithful_stats
 if [ ! -w "$knob" ]; then
 	echo "no $knob: not a simulated hybrid platform, or a kernel without the option" >&2
 	exit 1
@@ -35,7 +35,8 @@ while [ "$pair" -le "$PAIRS" ]; do
 		dir=$out/speed/$on-$pair
 		mkdir -p "$dir"
 		rtapp_logs_ready
-		# The regulation's own totals around the replay (busy, given, ticks).
+		# The regulation's own totals around the replay (busy, given, ticks,
+		# capacity, timer state), from debugfs.
 		cat "$stats" > "$dir/faithful-stats-before.txt"
 		rt-app "$job/rt-app.json" > "$out/rt-app-$on-$pair.stdout" 2>&1 || exit 1
 		cat "$stats" > "$dir/faithful-stats-after.txt"
