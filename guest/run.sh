@@ -86,6 +86,10 @@ fi
 splats=0
 "$TOP/guest/scan-log.sh" "$run/console.log" >"$run/splats.txt" || splats=$?
 [ "$splats" = 1 ] && [ "$status" = ok ] && status=splat
+# A kernel that oopsed or panicked explains whatever else went wrong (with
+# panic=-1 the guest reboots, QEMU exits and the job never reports a status).
+crash=$("$TOP/guest/scan-log.sh" --crash "$run/console.log" 2>/dev/null) || true
+[ -z "$crash" ] || status=${crash%%$'\t'*}
 
 "$PY" "$TOP/guest/run_record.py" "$run" "$status" "$profile" "$kernel" "$kconfig"
 echo "$run"
@@ -94,6 +98,8 @@ ok) ;;
 splat)
 	cat "$run/splats.txt" >&2
 	die "the guest kernel reported a splat (see $run/console.log)" ;;
+oops) die "guest kernel oops: ${crash#*$'\t'} (see $run/console.log)" ;;
+kernel-panic) die "guest kernel panic: ${crash#*$'\t'} (see $run/console.log)" ;;
 timeout) die "run timed out (see $run/timeout and $run/console.log)" ;;
 job-failed) die "the guest job failed with status $(cat "$run/guest/job-status") (see $run/console.log, $run/rt-app.stdout)" ;;
 *) die "run failed: $status (see $run/console.log)" ;;
