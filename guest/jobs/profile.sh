@@ -50,6 +50,14 @@ fi
 # Recording into the ring buffer keeps no recorder threads waking idle CPUs.
 trace-cmd start -C mono -b "$BUFFER_KB" "$@" > "$out/trace-cmd-start.log" 2>&1 ||
 	echo "trace-cmd start failed" >&2
+# The eas events' probes are attached lazily: enabling an event only queues a work
+# item that registers its probe on the scheduler's bare tracepoint (its
+# registration callback cannot do so itself, under tracepoints_mutex), and nothing
+# is recorded until that work item has run. tracefs shows no sign of it, so give
+# it a moment before the replay: on a guest idle but for this shell the system
+# workqueue runs it within milliseconds; 0.3 s leaves room for a slow TCG vCPU,
+# and rt-app's first moves are not missed.
+sleep 0.3
 
 busy() { awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 }' /proc/stat; }
 # CPU time of this shell's finished children, in ticks. `times` must run in this
