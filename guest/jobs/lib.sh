@@ -40,6 +40,41 @@ save_state() {
 	return 0
 }
 
+# eas_marker: the kernel's last "sched_energy_set:" line, with its timestamp (empty
+# before EAS ever started). With sched_verbose (run.sh passes it) the kernel prints
+# "sched_energy_set: starting EAS" or "... stopping EAS" at each change, so the last
+# one is the real state, whatever /proc/sys/kernel/sched_energy_aware says.
+eas_marker() {
+	dmesg | grep 'sched_energy_set: ' | tail -n 1
+}
+
+# eas_state BEFORE: "on" or "off", the real EAS state once a change has taken
+# effect. BEFORE is eas_marker from before the change. EAS starts and stops through
+# a sched-domain rebuild that may be queued as a work item, so wait (0.1 s polls,
+# up to 2 s) until the marker has moved and then stayed put for 0.5 s (a switch
+# can stop EAS and start it again); a change that moves nothing waits the 2 s out.
+eas_state() {
+	last=$1
+	quiet=0
+	i=0
+	while [ "$i" -lt 20 ]; do
+		sleep 0.1
+		now=$(eas_marker)
+		if [ "$now" = "$last" ]; then
+			quiet=$((quiet + 1))
+		else
+			last=$now
+			quiet=0
+		fi
+		[ "$last" != "$1" ] && [ "$quiet" -ge 5 ] && break
+		i=$((i + 1))
+	done
+	case "$last" in
+	*"starting EAS"*) echo on ;;
+	*) echo off ;;
+	esac
+}
+
 # rt-app writes its per-thread logs here: the logdir guest/profile.py gives every
 # profile (GUEST_LOGDIR).
 RTAPP_LOGS=/tmp/rt-app-logs

@@ -110,7 +110,9 @@ def test_kunit_suites_pass(patched_boot):
                        text=True, check=False)
     assert r.returncode == 0, r.stdout[-3000:]
     assert re.search(r"Testing complete\. Ran \d+ tests: passed: \d+", r.stdout), r.stdout[-2000:]
-    assert "hybrid_sim" in r.stdout
+    # Each suite of the series ran and passed.
+    for suite in ("hybrid_sim", "energy_model", "intel_pstate"):
+        assert re.search(rf"\[PASSED\] {suite} =", r.stdout), (suite, r.stdout[-3000:])
 
 
 def test_bad_spec_boots_plain_smp(tmp_path):
@@ -133,41 +135,70 @@ def test_symmetric_spec_leaves_eas_off(tmp_path):
 
 
 def modes(folder):
-    """{step: (status, eas)} from the cpufreq-modes job."""
-    out = {}
-    for line in read(folder, "modes.txt").splitlines():
-        step, status, eas = line.split()
-        out[step] = (status, eas)
-    return out
+    """[(step, status, governor, sysctl, eas)] from the cpufreq-modes job, in order.
+
+    eas is the real state ("on"/"off", from the kernel's last sched_energy_set line
+    once the step's sched-domain rebuild ran); sysctl is sched_energy_aware, "-"
+    when it reads empty (EAS impossible)."""
+    assert not os.path.exists(os.path.join(folder, "errors.txt")), read(folder, "errors.txt")
+    return [tuple(line.split()) for line in read(folder, "modes.txt").splitlines()]
 
 
 MODES_JOB = os.path.join(TOP, "guest", "jobs", "cpufreq-modes.sh")
 
+# The walk of cpufreq-modes.sh, booted in active mode, on the patched kernel: EAS
+# runs with schedutil (passive) and with the powersave policy of a setpolicy driver
+# (active), and stops with the performance policy or governor (the CPUs always run
+# at their highest level: no energy to choose) and with no cpufreq driver (off).
+PATCHED_WALK = [
+    ("boot", "active", "powersave", "1", "on"),
+    ("active-performance", "active", "performance", "-", "off"),
+    ("active-powersave", "active", "powersave", "1", "on"),
+    ("off", "off", "-", "-", "off"),
+    ("passive", "passive", "schedutil", "1", "on"),
+    ("passive-performance", "passive", "performance", "-", "off"),
+    ("passive-schedutil", "passive", "schedutil", "1", "on"),
+    ("active", "active", "powersave", "1", "on"),
+    ("passive-again", "passive", "schedutil", "1", "on"),
+    ("sysctl-0", "passive", "schedutil", "0", "off"),
+    ("sysctl-1", "passive", "schedutil", "1", "on"),
+    ("off-again", "off", "-", "-", "off"),
+]
 
-def test_patched_runs_eas_in_both_cpufreq_modes(tmp_path):
+
+def check_sysctl_consistent(steps):
+    """sched_energy_aware reads 1 exactly while EAS runs (empty, "-", where EAS is
+    impossible; 0 where the sysctl turned it off)."""
+    for step, _, _, sysctl, eas in steps:
+        assert (sysctl == "1") == (eas == "on"), (step, sysctl, eas)
+
+
+def test_patched_eas_follows_cpufreq_modes_and_policies(tmp_path):
     folder = inspect(tmp_path, "patched", MODES_JOB, CMDLINE="hybrid_sim.mode=active")
     steps = modes(folder)
-    # The job ends its walk in passive mode, then toggles the sysctl.
-    assert steps == {
-        "boot": ("active", "1"),
-        "off": ("off", "-"),
-        "passive": ("passive", "1"),
-        "active": ("active", "1"),
-        "sysctl-0": ("passive", "0"),
-        "sysctl-1": ("passive", "1"),
-    }
+    assert steps == PATCHED_WALK
+    check_sysctl_consistent(steps)
     dmesg = read(folder, "dmesg.txt")
-    assert "sched_energy_set: stopping EAS" in dmesg
-    assert dmesg.count("sched_energy_set: starting EAS") >= 3
+    # At least boot's start and each change of the walk (a driver switch may stop
+    # and restart EAS on its way: more is fine).
+    assert dmesg.count("sched_energy_set: starting EAS") >= 5, dmesg[-3000:]
+    assert dmesg.count("sched_energy_set: stopping EAS") >= 5, dmesg[-3000:]
+    assert "Checking EAS: cpufreq is not ready" in dmesg
 
 
 def test_base_runs_eas_in_passive_mode_only(tmp_path):
+    """Mainline 6.12: EAS needs schedutil, so a setpolicy driver never runs it."""
     folder = inspect(tmp_path, "base", MODES_JOB, CMDLINE="hybrid_sim.mode=active")
     steps = modes(folder)
-    assert steps["boot"] == ("active", "-")
-    assert steps["off"] == ("off", "-")
-    assert steps["passive"] == ("passive", "1")
-    assert steps["active"] == ("active", "-")
+    on = {"passive", "passive-schedutil", "passive-again", "sysctl-1"}
+    assert [step for step, *_ in steps] == [step for step, *_ in PATCHED_WALK]
+    for (step, status, gov, sysctl, eas), want in zip(steps, PATCHED_WALK):
+        assert (status, gov) == want[1:3], (step, status, gov)
+        assert eas == ("on" if step in on else "off"), (step, eas)
+        # Empty wherever EAS is impossible: every step in active mode or off.
+        assert sysctl == ("1" if step in on else "0" if step == "sysctl-0" else "-"), \
+            (step, sysctl)
+    check_sysctl_consistent(steps)
     assert "schedutil is mandatory" in read(folder, "dmesg.txt")
 
 
@@ -205,3 +236,4 @@ def test_hotplug_keeps_the_energy_model(changes_run):
     for step in ("cpu2-offline", "cpu2-online"):
         assert em_dump(os.path.join(changes_run, "steps", step)) == EXPECTED_EM
     assert em_dump(changes_run) == EXPECTED_EM
+
