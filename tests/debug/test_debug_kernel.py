@@ -1,12 +1,14 @@
 """The debug kernel (lockdep, DEBUG_PREEMPT, DEBUG_ATOMIC_SLEEP) runs a profile, walks
 the cpufreq modes, makes the run-time changes (capacity, hotplug, scaling_max_freq),
-runs the capacity-faithful timers and the EAS_SPARE_TIE tie-break without a splat:
+runs the capacity-faithful timers (also while capacities change) and the
+EAS_SPARE_TIE tie-break without a splat:
 run.sh fails a run on any WARNING, BUG, lockdep report or RCU stall in the console,
 so a zero exit status is the check."""
 import json
 import os
 import sys
 
+import faithful_follow
 from conftest import TOP, analysed, guest_run
 
 sys.path.insert(0, os.path.join(TOP, "analysis"))
@@ -31,8 +33,11 @@ def test_profile_on_debug_kernel(tmp_path):
 def test_cpufreq_mode_switches_on_debug_kernel(tmp_path):
     folder = debug_run(tmp_path, JOB=os.path.join(TOP, "guest", "jobs", "cpufreq-modes.sh"),
                        CMDLINE="hybrid_sim.mode=active")
+    # Refused writes go to errors.txt; every step is recorded.
+    assert not os.path.exists(os.path.join(folder, "errors.txt"))
     with open(os.path.join(folder, "modes.txt"), encoding="utf-8") as f:
-        assert "failed" not in f.read()
+        steps = [line.split() for line in f]
+    assert len(steps) == 12 and all(len(s) == 5 for s in steps), steps
 
 
 def test_run_time_changes_on_debug_kernel(tmp_path):
@@ -52,13 +57,30 @@ def test_faithful_speed_on_debug_kernel(tmp_path):
     assert dmesg.count("capacity-faithful speed on") == 2, dmesg[-2000:]
     assert dmesg.count("capacity-faithful speed off") == 1
     # The regulation gives away (1024 - 600)/1024 = 0.414 of an E-core's busy time
-    # (the kernel's own totals: no host timing in it); P-cores get no timer at all.
+    # (the kernel's own totals: no host timing in it). Every online CPU is listed
+    # (debugfs hybrid_sim/faithful_stats); P-cores, at capacity 1024, give nothing:
+    # no tick, timer "full".
     stats = read_faithful_stats(os.path.join(folder, "faithful_stats.txt"))
-    assert stats and set(stats) <= {0, 1, 2, 3}, stats
-    busy = {cpu: (b, g) for cpu, (b, g, _) in stats.items() if b >= 50000}
+    assert set(stats) == set(range(6)), stats
+    for cpu in (4, 5):
+        assert stats[cpu].capacity == 1024 and stats[cpu].timer == "full", stats
+        assert stats[cpu].given_us == 0 and stats[cpu].ticks == 0, stats
+    for cpu in (0, 1, 2, 3):
+        assert stats[cpu].capacity == 600 and stats[cpu].timer in ("running", "idle"), stats
+    busy = {cpu: (s.busy_us, s.given_us) for cpu, s in stats.items()
+            if cpu < 4 and s.busy_us >= 50000}
     assert busy, stats
     for cpu, (b, g) in busy.items():
         assert 0.36 <= g / b <= 0.47, (cpu, g / b, stats)
+
+
+def test_faithful_timers_follow_capacity_on_debug_kernel(tmp_path):
+    """The timers start and stop from the capacity write (an IPI under the mode lock)
+    while tasks run, without a lockdep or atomic-sleep report."""
+    folder = faithful_follow.run(tmp_path, kconfig="debug")
+    with open(os.path.join(folder, "dmesg.txt"), encoding="utf-8") as f:
+        assert "Lock dependency validator" in f.read(), "not a lockdep kernel"
+    faithful_follow.check(folder)
 
 
 def test_spare_tie_on_debug_kernel(tmp_path):

@@ -5,6 +5,7 @@ import subprocess
 
 import pytest
 
+import faithful_follow
 from conftest import BUILD, TOP, guest_run
 
 INSPECT = os.path.join(TOP, "guest", "jobs", "inspect.sh")
@@ -237,3 +238,9 @@ def test_hotplug_keeps_the_energy_model(changes_run):
         assert em_dump(os.path.join(changes_run, "steps", step)) == EXPECTED_EM
     assert em_dump(changes_run) == EXPECTED_EM
 
+
+def test_faithful_timers_follow_capacity(tmp_path):
+    """With capacity-faithful speed on and a profile running, an E-core raised to 1024
+    stops giving time away, a P-core lowered to 600 starts, and both come back when
+    restored (guest/jobs/faithful-follow.sh); no splat on the way."""
+    faithful_follow.check(faithful_follow.run(tmp_path))
