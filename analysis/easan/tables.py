@@ -18,10 +18,11 @@ from .errors import AnalysisError
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 READER = os.environ.get("EAS_TRACE_READER",
                         os.path.join(TOP, "build", "analysis", "eas-trace-reader"))
-TABLES = ("switch", "wakeup", "migrate", "delayed", "decision", "exit", "pelt_se", "pelt_cfs",
-          "util_est", "overutil", "capacity", "energy", "idle", "freq", "print",
+TABLES = ("switch", "wakeup", "migrate", "delayed", "decision", "push", "exit", "pelt_se",
+          "pelt_cfs", "util_est", "overutil", "capacity", "energy", "idle", "freq", "print",
           "markers", "comm", "meta")
 STRING_COLUMNS = {"wakeup": ["kind"], "migrate": ["reason"], "decision": ["reason"],
+                  "push": ["trigger", "why", "outcome"],
                   "print": ["text"], "markers": ["kind"], "comm": ["comm"], "meta": ["key"]}
 
 
@@ -79,3 +80,25 @@ def load(tables_dir):
 
 def meta(tables):
     return dict(zip(tables["meta"]["key"], tables["meta"]["value"]))
+
+
+def traced(meta_, event):
+    """Whether the trace's kernel has the event: the reader counts -1 for one it lacks."""
+    return int(meta_.get(f"events.{event}", 0)) >= 0
+
+
+def of_profile(df, pids, t0, t1, column="pid"):
+    """The rows of df about the profile's threads (column in pids) with ts in [t0, t1]."""
+    return df[df[column].isin(pids) & (df["ts"] >= t0) & (df["ts"] <= t1)]
+
+
+def count_by(df, column, traced_, names=()):
+    """{value of column: rows}, the names listed first (0 when absent), then the others
+    sorted; None when the kernel does not have the event (traced_ False), where
+    nothing could be counted."""
+    if not traced_:
+        return None
+    counts = df[column].value_counts()
+    out = {str(n): int(counts.get(n, 0)) for n in names}
+    out.update({str(n): int(c) for n, c in sorted(counts.items()) if n not in out})
+    return out

@@ -12,10 +12,15 @@
  *   delayed.csv   ts,cpu,pid                        wakeups of sched_delayed tasks
  *   decision.csv  ts,cpu,pid,src_cpu,dst_cpu,reason placement heuristics that
  *                 overrode mainline's CPU (src_cpu: what mainline chose)
+ *   push.csv      ts,cpu,pid,src_cpu,dst_cpu,trigger,why,outcome,util,runnable,
+ *                 util_est,capacity,uclamp_max      fair push decisions (eas_push):
+ *                 trigger putback|tick, why none|stuck_capacity|stuck_uclamp|
+ *                 overutilized_idle, outcome pushed|no_better_cpu|not_allowed|
+ *                 rate_limited|raced; dst_cpu -1 when no CPU was chosen
  *   exit.csv      ts,pid
  *   pelt_se.csv   ts,pid,cpu,util
  *   pelt_cfs.csv  ts,cpu,util
- *   util_est.csv  ts,pid,util_est,util
+ *   util_est.csv  ts,pid,cpu,util_est,util
  *   overutil.csv  ts,overutilized
  *   capacity.csv  ts,cpu,capacity,capacity_orig
  *   energy.csv    ts,pid,dst_cpu,energy
@@ -34,7 +39,8 @@
  * Kernels before the reasons became an enum recorded the reasons of that event
  * and of eas_placement_decision as strings; later ones record the value and
  * print it with __print_symbolic(), whose table in the event's format names
- * it here too ("reason_<N>" for a value the table lacks).
+ * it here too ("reason_<N>" for a value the table lacks).  eas_push's
+ * trigger, why and outcome are named the same way ("outcome_<N>"...).
  *
  * Reading records and fields through libtraceevent avoids re-parsing the text
  * of `trace-cmd report`, and lets this run faster than that command does.
@@ -53,8 +59,8 @@
 #define REASON_LEN 24
 
 enum table {
-	T_SWITCH, T_WAKEUP, T_MIGRATE, T_DELAYED, T_DECISION, T_EXIT, T_PELT_SE, T_PELT_CFS,
-	T_UTIL_EST, T_OVERUTIL, T_CAPACITY, T_ENERGY, T_IDLE, T_FREQ, T_PRINT,
+	T_SWITCH, T_WAKEUP, T_MIGRATE, T_DELAYED, T_DECISION, T_PUSH, T_EXIT, T_PELT_SE,
+	T_PELT_CFS, T_UTIL_EST, T_OVERUTIL, T_CAPACITY, T_ENERGY, T_IDLE, T_FREQ, T_PRINT,
 	T_MARKERS, T_NR
 };
 
@@ -67,10 +73,12 @@ static const struct {
 	[T_MIGRATE]	= { "migrate.csv", "ts,cpu,pid,orig_cpu,dest_cpu,reason" },
 	[T_DELAYED]	= { "delayed.csv", "ts,cpu,pid" },
 	[T_DECISION]	= { "decision.csv", "ts,cpu,pid,src_cpu,dst_cpu,reason" },
+	[T_PUSH]	= { "push.csv", "ts,cpu,pid,src_cpu,dst_cpu,trigger,why,outcome,util,"
+			    "runnable,util_est,capacity,uclamp_max" },
 	[T_EXIT]	= { "exit.csv", "ts,pid" },
 	[T_PELT_SE]	= { "pelt_se.csv", "ts,pid,cpu,util" },
 	[T_PELT_CFS]	= { "pelt_cfs.csv", "ts,cpu,util" },
-	[T_UTIL_EST]	= { "util_est.csv", "ts,pid,util_est,util" },
+	[T_UTIL_EST]	= { "util_est.csv", "ts,pid,cpu,util_est,util" },
 	[T_OVERUTIL]	= { "overutil.csv", "ts,overutilized" },
 	[T_CAPACITY]	= { "capacity.csv", "ts,cpu,capacity,capacity_orig" },
 	[T_ENERGY]	= { "energy.csv", "ts,pid,dst_cpu,energy" },
@@ -81,7 +89,9 @@ static const struct {
 };
 
 /* Up to this many fields are looked up once per event type. */
-#define MAX_FIELDS 6
+#define MAX_FIELDS 12
+/* Up to this many of them are written by name (see struct handler). */
+#define MAX_SYMBOLIC 3
 
 struct handler;
 typedef void (*handler_fn)(struct handler *h, struct tep_record *rec);
@@ -103,12 +113,12 @@ struct handler {
 	const char *arg;		/* per-handler constant, e.g. a wakeup kind */
 	enum table table;		/* where on_fields() writes */
 	bool rec_cpu;			/* on_fields(): the record's CPU after ts */
-	const char *symbolic;		/* a field written by name: a string or an
-					 * enum printed with __print_symbolic() */
+	const char *symbolic[MAX_SYMBOLIC];	/* fields written by name: strings
+					 * or enums printed with __print_symbolic() */
 	struct tep_event *event;
 	struct tep_format_field *field[MAX_FIELDS];
-	int sym;			/* index of symbolic in fields[], or -1 */
-	struct symbols names;		/* its names, if it is not a string */
+	bool sym[MAX_FIELDS];		/* fields[i] is one of symbolic[] */
+	struct symbols names[MAX_FIELDS];	/* their names, if not strings */
 	unsigned long count;
 };
 
@@ -221,8 +231,8 @@ static const char *text(struct handler *h, int i, struct tep_record *rec,
 	if (h->field[i]->flags & TEP_FIELD_IS_STRING)
 		return str(h, i, rec, buf, len);
 	v = snum(h, i, rec);
-	if (v >= 0 && v < h->names.nr && h->names.name[v])
-		snprintf(buf, len, "%s", h->names.name[v]);
+	if (v >= 0 && v < h->names[i].nr && h->names[i].name[v])
+		snprintf(buf, len, "%s", h->names[i].name[v]);
 	else
 		snprintf(buf, len, "%s_%lld", h->field[i]->name, v);
 	return buf;
@@ -297,7 +307,7 @@ static void on_fields(struct handler *h, struct tep_record *rec)
 	if (h->rec_cpu)
 		fprintf(f, ",%d", rec->cpu);
 	for (i = 0; i < MAX_FIELDS && h->field[i]; i++) {
-		if (i == h->sym || h->field[i]->flags & TEP_FIELD_IS_STRING)
+		if (h->sym[i] || h->field[i]->flags & TEP_FIELD_IS_STRING)
 			fprintf(f, ",%s", text(h, i, rec, buf, sizeof(buf)));
 		else if (h->field[i]->flags & TEP_FIELD_IS_SIGNED)
 			fprintf(f, ",%lld", snum(h, i, rec));
@@ -365,13 +375,17 @@ static struct handler handlers[] = {
 	  { "pid", "comm", "orig_cpu", "dest_cpu" }, on_migrate },
 	{ "sched", "sched_process_exit", { "pid" }, on_fields, NULL, T_EXIT },
 	{ "eas", "eas_migrate_reason", { "pid", "dst_cpu", "reason" },
-	  on_migrate_reason, .symbolic = "reason" },
+	  on_migrate_reason, .symbolic = { "reason" } },
 	{ "eas", "eas_wakeup_delayed", { "cpu", "pid" }, on_fields, NULL, T_DELAYED },
 	{ "eas", "eas_placement_decision", { "pid", "src_cpu", "dst_cpu", "reason" },
-	  on_fields, NULL, T_DECISION, true, .symbolic = "reason" },
+	  on_fields, NULL, T_DECISION, true, .symbolic = { "reason" } },
+	{ "eas", "eas_push",
+	  { "pid", "src_cpu", "dst_cpu", "trigger", "why", "outcome", "util", "runnable",
+	    "util_est", "capacity", "uclamp_max" },
+	  on_fields, NULL, T_PUSH, true, .symbolic = { "trigger", "why", "outcome" } },
 	{ "eas", "eas_pelt_se", { "pid", "cpu", "util" }, on_fields, NULL, T_PELT_SE },
 	{ "eas", "eas_pelt_cfs", { "cpu", "util" }, on_fields, NULL, T_PELT_CFS },
-	{ "eas", "eas_util_est_se", { "pid", "util_est", "util" }, on_fields, NULL,
+	{ "eas", "eas_util_est_se", { "pid", "cpu", "util_est", "util" }, on_fields, NULL,
 	  T_UTIL_EST },
 	{ "eas", "eas_overutilized", { "overutilized" }, on_fields, NULL, T_OVERUTIL },
 	{ "eas", "eas_cpu_capacity", { "cpu", "capacity", "capacity_orig" },
@@ -422,13 +436,14 @@ static struct tep_print_arg *symbolic_arg(struct tep_print_arg *arg, const char 
 }
 
 /*
- * Index the names the event's print format gives the values of field name,
+ * Index the names the event's print format gives the values of field i,
  * once per event type.  A value that is not a plain number (an enum the
  * kernel did not resolve) or is out of range stays unnamed.
  */
-static void bind_symbols(struct handler *h, const char *name)
+static void bind_symbols(struct handler *h, int i)
 {
-	struct tep_print_arg *arg = symbolic_arg(h->event->print_fmt.args, name);
+	struct tep_print_arg *arg = symbolic_arg(h->event->print_fmt.args, h->fields[i]);
+	struct symbols *names = &h->names[i];
 	struct tep_print_flag_sym *s;
 
 	for (s = arg ? arg->symbol.symbols : NULL; s; s = s->next) {
@@ -437,16 +452,16 @@ static void bind_symbols(struct handler *h, const char *name)
 
 		if (end == s->value || *end || v < 0 || v >= MAX_SYMBOL)
 			continue;
-		if (v >= h->names.nr) {
-			h->names.name = realloc(h->names.name, (v + 1) * sizeof(char *));
-			if (!h->names.name)
+		if (v >= names->nr) {
+			names->name = realloc(names->name, (v + 1) * sizeof(char *));
+			if (!names->name)
 				die("out of memory");
-			memset(h->names.name + h->names.nr, 0,
-			       (v + 1 - h->names.nr) * sizeof(char *));
-			h->names.nr = v + 1;
+			memset(names->name + names->nr, 0,
+			       (v + 1 - names->nr) * sizeof(char *));
+			names->nr = v + 1;
 		}
-		if (!h->names.name[v])
-			h->names.name[v] = s->str;
+		if (!names->name[v])
+			names->name[v] = s->str;
 	}
 }
 
@@ -457,12 +472,11 @@ static int nr_ids;
 static void bind_handlers(void)
 {
 	size_t i;
-	int j;
+	int j, k;
 
 	for (i = 0; i < NR_HANDLERS; i++) {
 		struct handler *h = &handlers[i];
 
-		h->sym = -1;
 		h->event = tep_find_event_by_name(tep, h->system, h->name);
 		if (!h->event)
 			continue;
@@ -471,11 +485,11 @@ static void bind_handlers(void)
 			if (!h->field[j])
 				die("event %s:%s has no field '%s' (unexpected kernel format)",
 				    h->system, h->name, h->fields[j]);
-			if (h->symbolic && !strcmp(h->fields[j], h->symbolic))
-				h->sym = j;
+			for (k = 0; k < MAX_SYMBOLIC && h->symbolic[k]; k++)
+				h->sym[j] |= !strcmp(h->fields[j], h->symbolic[k]);
+			if (h->sym[j] && !(h->field[j]->flags & TEP_FIELD_IS_STRING))
+				bind_symbols(h, j);
 		}
-		if (h->sym >= 0 && !(h->field[h->sym]->flags & TEP_FIELD_IS_STRING))
-			bind_symbols(h, h->symbolic);
 		if (h->event->id >= nr_ids) {
 			int n = h->event->id + 1;
 

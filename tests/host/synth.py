@@ -23,10 +23,12 @@ HEADERS = {
     "migrate": ["ts", "cpu", "pid", "orig_cpu", "dest_cpu", "reason"],
     "delayed": ["ts", "cpu", "pid"],
     "decision": ["ts", "cpu", "pid", "src_cpu", "dst_cpu", "reason"],
+    "push": ["ts", "cpu", "pid", "src_cpu", "dst_cpu", "trigger", "why", "outcome", "util",
+             "runnable", "util_est", "capacity", "uclamp_max"],
     "exit": ["ts", "pid"],
     "pelt_se": ["ts", "pid", "cpu", "util"],
     "pelt_cfs": ["ts", "cpu", "util"],
-    "util_est": ["ts", "pid", "util_est", "util"],
+    "util_est": ["ts", "pid", "cpu", "util_est", "util"],
     "overutil": ["ts", "overutilized"],
     "capacity": ["ts", "cpu", "capacity", "capacity_orig"],
     "energy": ["ts", "pid", "dst_cpu", "energy"],
@@ -62,6 +64,14 @@ class Trace:
 
     def util(self, t, pid, cpu, util):
         self.rows["pelt_se"].append([int(t * MS), pid, cpu, util])
+
+    def util_est(self, t, pid, cpu, util_est, util):
+        self.rows["util_est"].append([int(t * MS), pid, cpu, util_est, util])
+
+    def push(self, t, pid, src, dst, trigger, why, outcome, util=0, capacity=0, uclamp_max=1024):
+        """An eas_push decision about pid on src (runnable and util_est = util)."""
+        self.rows["push"].append([int(t * MS), src, pid, src, dst, trigger, why, outcome, util,
+                                  util, util, capacity, uclamp_max])
 
     def marker(self, t, pid, thread, kind, loop=0, phase=0):
         """An rt-app "[thread] begins/end loop L phase P" marker (kind begin/end)."""
@@ -100,17 +110,20 @@ def write_em(run_dir, cpus):
 
 
 def make_run(run_dir, trace, tasks, platform, logs, kernel="patched", comms=None,
-             record=None, untraced=()):
+             record=None, untraced=(), attrs=None):
     """tasks: {name: instances}; logs: {thread: [(perf, run_us, start_ms, slack_us)]};
-    record: more run.json fields; untraced: events the kernel lacks (the reader's -1)."""
+    record: more run.json fields; untraced: events the kernel lacks (the reader's -1);
+    attrs: {name: extension keys (util_min, util_max...)} of the profile's tasks."""
     os.makedirs(os.path.join(run_dir, "guest"))
     os.makedirs(os.path.join(run_dir, "rt-app"))
     prof = {"description": "synthetic", "global": {"duration": 1, "calibration": "CPU0"},
             "tasks": {name: {"instance": n, "run": 1000, "timer": {"ref": "unique", "period": 10000}}
                       for name, n in tasks.items()}}
-    with open(os.path.join(run_dir, "profile.json"), "w", encoding="utf-8") as f:
-        json.dump(prof, f)
     with open(os.path.join(run_dir, "guest", "rt-app.json"), "w", encoding="utf-8") as f:
+        json.dump(prof, f)
+    for name, keys in (attrs or {}).items():
+        prof["tasks"][name].update(keys)
+    with open(os.path.join(run_dir, "profile.json"), "w", encoding="utf-8") as f:
         json.dump(prof, f)
     record = {"status": "ok", "profile": "synthetic.json", "kernel": kernel,
               "cmdline": f"console=ttyS0 hybrid_sim={platform}", "lost_events": 0,

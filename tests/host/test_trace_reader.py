@@ -13,10 +13,15 @@ import re
 import shutil
 import subprocess
 
+import sys
+
 import pytest
 
 from conftest import BUILD, TOP, run
 from synth import TraceDat, kernel_reasons, symbolic
+
+sys.path.insert(0, os.path.join(TOP, "analysis"))
+from easan import push  # noqa: E402
 
 FIXTURE = os.path.join(TOP, "tests", "fixtures", "stuck-hog.trace.dat.gz")
 READER = os.path.join(BUILD, "analysis", "eas-trace-reader")
@@ -230,3 +235,61 @@ def test_reader_reads_symbolic_reasons(source, tmp_path_factory):
             MIGRATE_REASONS + [f"reason_{past}", "unknown", "unknown"]
         assert [r["reason"] for r in tables["decision"]] == \
             PLACEMENT_REASONS + [f"reason_{len(PLACEMENT_REASONS)}"]
+
+
+PUSH_EVENT = [("char comm[16]", "16s"), ("pid_t pid", "i"), ("int src_cpu", "i"),
+              ("int dst_cpu", "i"), ("int trigger", "i"), ("int why", "i"), ("int outcome", "i"),
+              ("unsigned long util", "Q"), ("unsigned long runnable", "Q"),
+              ("unsigned long util_est", "Q"), ("unsigned long capacity", "Q"),
+              ("unsigned long uclamp_max", "Q")]
+
+
+def push_trace(path):
+    """eas_push as Part B's kernel records it, its symbolic fields named by the
+    analysis's own lists (easan.push): a decision for every outcome (pid 500 + value,
+    alternating triggers and CPUs, why cycling, dst_cpu -1 but for "pushed") and one
+    value past each table; and a placement decision by the EAS_FEWER_RUNNABLE rule."""
+    t = TraceDat(2)
+    t.event("eas", "eas_push", PUSH_EVENT,
+            '"comm=%s pid=%d src_cpu=%d dst_cpu=%d trigger=%s why=%s outcome=%s util=%lu '
+            'runnable=%lu util_est=%lu capacity=%lu uclamp_max=%lu", REC->comm, REC->pid, '
+            'REC->src_cpu, REC->dst_cpu, ' + symbolic("trigger", push.TRIGGERS) + ", "
+            + symbolic("why", push.WHYS) + ", " + symbolic("outcome", push.OUTCOMES)
+            + ", REC->util, REC->runnable, REC->util_est, REC->capacity, REC->uclamp_max")
+    t.event("eas", "eas_placement_decision", REASON_EVENT,
+            '"comm=%s pid=%d src_cpu=%d dst_cpu=%d reason=%s", REC->comm, REC->pid, '
+            'REC->src_cpu, REC->dst_cpu, '
+            + symbolic("reason", ["none", "spare_tie", "fewer_runnable"]))
+    us = 1000
+    for value in range(len(push.OUTCOMES)):
+        cpu = value % 2
+        t.add(cpu, (value + 1) * 1000 * us, 500 + value, "eas_push", "hog", 500 + value, cpu,
+              4 if value == 0 else -1, value % 2, value % 4, value, 1000 + value, 1100, 900,
+              600, 100)
+    t.add(0, 10_000 * us, 599, "eas_push", "odd", 599, 0, -1, 2, 4, 5, 1, 2, 3, 4, 5)
+    t.add(1, 11_000 * us, 600, "eas_placement_decision", "tie", 600, 2, 3, 2)
+    return t.write(path)
+
+
+def test_reader_reads_push_decisions(tmp_path_factory):
+    trace = push_trace(str(tmp_path_factory.mktemp("push") / "trace.dat"))
+    tables = read_tables(trace, tmp_path_factory)
+    cols = ("ts", "cpu", "pid", "src_cpu", "dst_cpu", "trigger", "why", "outcome", "util",
+            "runnable", "util_est", "capacity", "uclamp_max")
+    rows = [tuple(r[c] for c in cols) for r in tables["push"]]
+    want = [(str((v + 1) * 1_000_000), str(v % 2), str(500 + v), str(v % 2),
+             "4" if v == 0 else "-1", push.TRIGGERS[v % 2], push.WHYS[v % 4], push.OUTCOMES[v],
+             str(1000 + v), "1100", "900", "600", "100") for v in range(len(push.OUTCOMES))]
+    want.append(("10000000", "0", "599", "0", "-1", "trigger_2", "why_4", "outcome_5",
+                 "1", "2", "3", "4", "5"))
+    assert rows == want
+    # trace-cmd names the same values; it prints one past a table in hex.
+    line = re.compile(r"eas_push:\s+comm=\S+ pid=(\d+) src_cpu=\d+ dst_cpu=-?\d+ trigger=(\S+) "
+                      r"why=(\S+) outcome=(\S+) ")
+    named = [(pid, *(f"{k}_{int(v, 16)}" if v.startswith("0x") else v
+                     for k, v in zip(("trigger", "why", "outcome"), vals)))
+             for pid, *vals in line.findall(reported_text(trace))]
+    assert named == [(r[2], r[5], r[6], r[7]) for r in rows]
+    assert [(r["pid"], r["reason"]) for r in tables["decision"]] == [("600", "fewer_runnable")]
+    meta = {row["key"]: int(row["value"]) for row in tables["meta"]}
+    assert (meta["events.eas_push"], meta["events.eas_migrate_reason"]) == (6, -1)
