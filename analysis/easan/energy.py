@@ -3,10 +3,17 @@
 Time is cut into buckets of BUCKET_NS. In a bucket a profile thread that ran
 r ns asks for r / bucket x 1024 capacity units (rt-app's work is calibrated on
 a capacity-1024 CPU). The run's estimate puts each thread's demand on the
-CPUs it actually ran on; the oracle places every thread on one CPU so that
-the total power (power_model) is smallest, brute force over placements with
-interchangeable CPUs collapsed and each thread's affinity respected. Both
-are summed over the buckets.
+CPUs it actually ran on, each CPU priced (power_model) at the point its
+demand selects once clamped by the uclamp of the threads that ran there (the
+profile's util_min/util_max). The search places every thread on one CPU so
+that the total power is smallest, brute force over placements with
+interchangeable CPUs collapsed and each thread's affinity respected, priced
+the same way. The kernel's own placement is a candidate too: it may split a
+thread's bucket over CPUs, or overcommit one, which the search does not try,
+and then be cheaper than anything the search finds. So a bucket's oracle is
+the cheaper of the two, and the oracle is a lower bound of the estimate
+(estimated >= oracle in every bucket, hence every run). Both are summed over
+the buckets.
 """
 import functools
 
@@ -37,45 +44,61 @@ def _bucket_len(b, t0, t1, bucket_ns):
     return min(t1, t0 + (b + 1) * bucket_ns) - (t0 + b * bucket_ns)
 
 
-def actual_power(platform, runtime, length):
-    """(mW, overcommitted CPUs) of one bucket as it was placed."""
+# A CPU's share of a placement: (demand, largest util_min, largest util_max) of
+# the tasks on it; a task is such an entry too.
+EMPTY = (0.0, 0, 0)
+
+
+def _join(a, b):
+    return a[0] + b[0], max(a[1], b[1]), max(a[2], b[2])
+
+
+def actual_power(platform, runtime, length, clamps=None):
+    """(mW, overcommitted CPUs) of one bucket as it was placed; clamps: {pid:
+    (util_min, util_max)} (default: none)."""
+    clamps = clamps or {}
     per_cpu = {}
-    for (_, cpu), ns in runtime.items():
-        per_cpu[cpu] = per_cpu.get(cpu, 0.0) + ns / length * 1024
+    for (pid, cpu), ns in runtime.items():
+        lo, hi = clamps.get(pid, power_model.UNCLAMPED)
+        per_cpu[cpu] = _join(per_cpu.get(cpu, EMPTY), (ns / length * 1024, lo, hi))
     total, over = 0.0, 0
-    for cpu, demand in per_cpu.items():
-        mw, o = power_model.cpu_power(platform.type_of(cpu), platform.capacity(cpu), demand)
+    for cpu, (demand, lo, hi) in per_cpu.items():
+        mw, o = power_model.cpu_power(platform.type_of(cpu), platform.capacity(cpu), demand,
+                                      (lo, hi))
         total += mw
         over += o
     return total, over
 
 
-def oracle_power(platform, task_demands, allowed=None):
+def oracle_power(platform, task_demands, allowed=None, clamps=None):
     """Smallest total mW over placements of the demands (capacity units), one CPU each."""
-    return oracle_search(platform, task_demands, allowed)[0]
+    return oracle_search(platform, task_demands, allowed, clamps)[0]
 
 
-def oracle_search(platform, task_demands, allowed=None):
+def oracle_search(platform, task_demands, allowed=None, clamps=None):
     """(mW, exact) of the best placement of the demands, one CPU each.
 
-    allowed[i] is the set of CPUs task i may use (default: all). CPUs with the
-    same type, capacity and membership in every allowed set are interchangeable.
-    Placements that overcommit a CPU are used only if none fits. The search is
-    exhaustive up to NODE_LIMIT steps, then returns the best found so far
-    (exact False): never worse than the greedy placement it starts from."""
+    allowed[i] is the set of CPUs task i may use (default: all), clamps[i] its
+    (util_min, util_max) (default: none). CPUs with the same type, capacity and
+    membership in every allowed set are interchangeable. Placements that
+    overcommit a CPU are used only if none fits. The search is exhaustive up to
+    NODE_LIMIT steps, then returns the best found so far (exact False): never
+    worse than the greedy placement it starts from."""
     n = platform.ncpus
     allowed = allowed or [frozenset(range(n))] * len(task_demands)
-    tasks = sorted(((round(d, 6), frozenset(a)) for d, a in zip(task_demands, allowed) if d > 0),
-                   key=lambda t: (-t[0], sorted(t[1])))
+    clamps = clamps or [power_model.UNCLAMPED] * len(task_demands)
+    tasks = sorted(((round(d, 6), lo, hi, frozenset(a))
+                    for d, (lo, hi), a in zip(task_demands, clamps, allowed) if d > 0),
+                   key=lambda t: (-t[0], t[1], t[2], sorted(t[3])))
     sig = {}
     for c in platform.cpus:
-        key = (c.type, c.capacity, tuple(c.cpu in a for _, a in tasks))
+        key = (c.type, c.capacity, tuple(c.cpu in t[3] for t in tasks))
         sig.setdefault(key, []).append(c.cpu)
     groups = tuple((k[0], k[1], len(cpus)) for k, cpus in sig.items())
-    may = tuple(tuple(cpus[0] in a for cpus in sig.values()) for _, a in tasks)
-    demands = tuple(d for d, _ in tasks)
-    mw, exact = _oracle(groups, demands, may, False)
-    return (mw, exact) if mw != float("inf") else _oracle(groups, demands, may, True)
+    may = tuple(tuple(cpus[0] in t[3] for cpus in sig.values()) for t in tasks)
+    entries = tuple(t[:3] for t in tasks)
+    mw, exact = _oracle(groups, entries, may, False)
+    return (mw, exact) if mw != float("inf") else _oracle(groups, entries, may, True)
 
 
 NODE_LIMIT = 100
@@ -83,22 +106,27 @@ NODE_LIMIT = 100
 
 @functools.lru_cache(maxsize=4096)
 def _oracle(groups, demands, may, allow_over):
-    # loads[g] holds the demand on the used CPUs of group g, sorted: CPUs of a
-    # group are interchangeable, so a task joins one of them or opens the next.
-    # Costs are (demand beyond capacity, mW): when nothing fits, the oracle
-    # first overcommits as little as it can, then saves energy.
+    # demands[i] is task i's entry (demand, util_min, util_max). loads[g] holds
+    # the entries of the used CPUs of group g, sorted: CPUs of a group are
+    # interchangeable, so a task joins one of them or opens the next. Costs are
+    # (demand beyond capacity, mW): when nothing fits, the oracle first
+    # overcommits as little as it can, then saves energy. Adding a task never
+    # lowers a CPU's cost (more work, a point as high or higher), which the
+    # pruning below relies on.
     inf = (float("inf"), float("inf"))
 
     memo = {}
 
-    def cost_of(g, load):
+    def cost_of(g, entry):
+        load, lo, hi = entry
         if not load:
             return 0.0, 0.0
-        if (g, load) not in memo:
+        if (g, entry) not in memo:
             kind, cap, _ = groups[g]
-            mw, over = power_model.cpu_power(kind, cap, load)
-            memo[(g, load)] = inf if over and not allow_over else (max(load - cap, 0.0), mw)
-        return memo[(g, load)]
+            mw, over = power_model.cpu_power(kind, cap, load, (lo, hi))
+            memo[(g, entry)] = inf if over and not allow_over else \
+                ((load - cap) if over else 0.0, mw)
+        return memo[(g, entry)]
 
     def moves(i, loads):
         """(new loads, added cost) for each place task i can go."""
@@ -110,11 +138,11 @@ def _oracle(groups, demands, may, allow_over):
             for j in range(min(len(used) + 1, count)):
                 if j and j < len(used) and used[j] == used[j - 1]:
                     continue  # same load, same outcome
-                old = used[j] if j < len(used) else 0.0
-                before, after = cost_of(g, old), cost_of(g, old + d)
+                old = used[j] if j < len(used) else EMPTY
+                before, after = cost_of(g, old), cost_of(g, _join(old, d))
                 if after == inf:
                     continue  # overcommits while that is not allowed
-                new = tuple(sorted(used[:j] + (old + d,) + used[j + 1:]))
+                new = tuple(sorted(used[:j] + (_join(old, d),) + used[j + 1:]))
                 yield loads[:g] + (new,) + loads[g + 1:], (after[0] - before[0], after[1] - before[1])
 
     def add(a, b):
@@ -153,27 +181,33 @@ def _oracle(groups, demands, may, allow_over):
 
 
 def estimate(run, sl, t0, t1, bucket_ns=BUCKET_NS):
-    """{'estimated_mj', 'oracle_mj', 'ratio', 'overcommitted_buckets', 'buckets'}."""
+    """{'estimated_mj', 'oracle_mj', 'ratio', 'overcommitted_buckets', 'buckets',
+    'oracle_inexact_buckets', 'kernel_cheaper_buckets', 'series'}: the last counts
+    the buckets whose oracle is the kernel's placement, cheaper than the search's."""
     by_bucket = demands(sl, run.pids, t0, t1, bucket_ns)
     # The oracle respects each thread's affinity at the bucket's middle.
     times = np.arange(t0, t1 + 1, bucket_ns // 10, dtype=np.int64)
     masks = allowed_masks(run, times)
+    clamps = {pid: run.uclamp(pid) for pid in run.pids}
     est = orc = 0.0
-    over = inexact = 0
+    over = inexact = kernel = 0
     rows = []
     for b in sorted(by_bucket):
         runtime = by_bucket[b]
         length = _bucket_len(b, t0, t1, bucket_ns)
         if length <= 0:
             continue
-        mw, o = actual_power(run.platform, runtime, length)
+        mw, o = actual_power(run.platform, runtime, length, clamps)
         per_task = {}
         for (pid, _), ns in runtime.items():
             per_task[pid] = per_task.get(pid, 0) + ns / length * 1024
         mid = np.searchsorted(times, t0 + b * bucket_ns + length // 2, side="right") - 1
         allowed = [frozenset(np.flatnonzero(masks[pid][max(mid, 0)])) for pid in per_task]
-        omw, exact = oracle_search(run.platform, list(per_task.values()), allowed)
+        omw, exact = oracle_search(run.platform, list(per_task.values()), allowed,
+                                   [clamps[pid] for pid in per_task])
         inexact += not exact
+        kernel += mw < omw
+        omw = min(omw, mw)
         est += mw * length / 1e9
         orc += omw * length / 1e9
         over += bool(o)
@@ -181,5 +215,5 @@ def estimate(run, sl, t0, t1, bucket_ns=BUCKET_NS):
     return {"estimated_mj": est, "oracle_mj": orc,
             "ratio": (est / orc) if orc > 0 else None,
             "overcommitted_buckets": over, "buckets": len(rows),
-            "oracle_inexact_buckets": inexact,
+            "oracle_inexact_buckets": inexact, "kernel_cheaper_buckets": kernel,
             "series": np.array(rows, dtype=float).reshape(-1, 3).tolist()}

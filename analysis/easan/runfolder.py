@@ -1,4 +1,5 @@
 """A run folder (from `make run`) loaded and checked: every input in one place."""
+import functools
 import importlib.util
 import json
 import os
@@ -14,7 +15,8 @@ TOP = tables_mod.TOP
 STANDARD_CMDLINE = ("console=", "panic=", "oops=", "loglevel=", "sched_verbose", "hybrid_sim=")
 
 
-def _profile_module():
+def profile_module():
+    """guest/profile.py, the profile checker, as a module."""
     spec = importlib.util.spec_from_file_location("profile_check", os.path.join(TOP, "guest", "profile.py"))
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
@@ -30,7 +32,8 @@ class Run:
     tables: dict
     threads: object            # DataFrame pid, thread, task
     logs: dict                 # thread index -> rt-app log DataFrame
-    attrs: dict                # task -> extension keys (util_min, util_max, slice_us)
+    attrs: dict                # task -> extension keys (util_min, util_max, slice_us),
+                               # read by guest/profile.py's prepare()
     profile: dict
     meta: dict = field(default_factory=dict)
 
@@ -62,6 +65,21 @@ class Run:
     def pids(self):
         return set(self.threads["pid"])
 
+    @functools.cached_property
+    def task_of(self):
+        """{pid: task} of the profile's threads."""
+        return {int(p): t for p, t in zip(self.threads["pid"], self.threads["task"])}
+
+    def uclamp(self, pid):
+        """(util_min, util_max) of a profile thread: its task's keys, else no clamp."""
+        keys = self.attrs.get(self.task_of[int(pid)], {})
+        return keys.get("util_min", 0), keys.get("util_max", 1024)
+
+    @property
+    def capped_pids(self):
+        """Threads of the tasks with a util_max key in the profile."""
+        return {p for p, t in self.task_of.items() if "util_max" in self.attrs.get(t, {})}
+
 
 def _read_json(path, what):
     try:
@@ -85,14 +103,13 @@ def load(path):
     em_mod.check_against(em, platform, os.path.join(path, "energy_model"))
 
     profile_path = os.path.join(path, "profile.json")
-    checker = _profile_module()
+    checker = profile_module()
     try:
         profile = checker.load(profile_path)
     except checker.ProfileError as e:
         raise AnalysisError(f"{profile_path}: {e}") from e
-    attrs = {}
-    if os.path.exists(os.path.join(path, "guest", "sched-attrs.json")):
-        attrs = _read_json(os.path.join(path, "guest", "sched-attrs.json"), "sched attrs")
+    # The extension keys per task, as the guest got them (guest/sched-attrs.json).
+    attrs = checker.prepare(profile)[1]
 
     tables = tables_mod.load(tables_mod.extract(path))
     names = rtapp.thread_names(os.path.join(path, "guest", "rt-app.json"))

@@ -13,8 +13,12 @@ import json
 import os
 import re
 import struct
+import sys
 
 from conftest import TOP
+
+sys.path.insert(0, os.path.join(TOP, "analysis"))
+from easan import runfolder  # noqa: E402
 
 MS = 1_000_000
 HEADERS = {
@@ -110,21 +114,21 @@ def write_em(run_dir, cpus):
 
 
 def make_run(run_dir, trace, tasks, platform, logs, kernel="patched", comms=None,
-             record=None, untraced=(), attrs=None):
+             record=None, untraced=(), keys=None):
     """tasks: {name: instances}; logs: {thread: [(perf, run_us, start_ms, slack_us)]};
     record: more run.json fields; untraced: events the kernel lacks (the reader's -1);
-    attrs: {name: extension keys (util_min, util_max...)} of the profile's tasks."""
+    keys: {name: more keys of the task (cpus, util_max...)}. The guest's rt-app.json is
+    the profile as guest/profile.py prepares it."""
     os.makedirs(os.path.join(run_dir, "guest"))
     os.makedirs(os.path.join(run_dir, "rt-app"))
     prof = {"description": "synthetic", "global": {"duration": 1, "calibration": "CPU0"},
-            "tasks": {name: {"instance": n, "run": 1000, "timer": {"ref": "unique", "period": 10000}}
+            "tasks": {name: {"instance": n, "run": 1000, "timer": {"ref": "unique", "period": 10000},
+                             **(keys or {}).get(name, {})}
                       for name, n in tasks.items()}}
-    with open(os.path.join(run_dir, "guest", "rt-app.json"), "w", encoding="utf-8") as f:
-        json.dump(prof, f)
-    for name, keys in (attrs or {}).items():
-        prof["tasks"][name].update(keys)
     with open(os.path.join(run_dir, "profile.json"), "w", encoding="utf-8") as f:
         json.dump(prof, f)
+    with open(os.path.join(run_dir, "guest", "rt-app.json"), "w", encoding="utf-8") as f:
+        json.dump(runfolder.profile_module().prepare(prof)[0], f)
     record = {"status": "ok", "profile": "synthetic.json", "kernel": kernel,
               "cmdline": f"console=ttyS0 hybrid_sim={platform}", "lost_events": 0,
               **(record or {})}
