@@ -9,6 +9,7 @@ import os
 
 import numpy as np
 
+from .rtapp import phase_starts
 
 
 def phase_cpus(rtapp_json):
@@ -24,20 +25,18 @@ def phase_cpus(rtapp_json):
     return out
 
 
-def allowed_masks(run, times):
-    """{pid: bool array [len(times), ncpus]}: CPUs the thread could use at each time."""
+def allowed_masks(run, times, pids=None):
+    """{pid: bool array [len(times), ncpus]}: CPUs the thread could use at each time,
+    for the profile's threads (or those of them in pids)."""
     ncpus = run.platform.ncpus
     per_thread = phase_cpus(os.path.join(run.path, "guest", "rt-app.json"))
-    mk = run.tables["markers"]
-    begins = mk[mk["kind"] == "begin"]
     out = {}
     for pid, thread in zip(run.threads["pid"], run.threads["thread"]):
+        if pids is not None and pid not in pids:
+            continue
         mask = np.ones((len(times), ncpus), bool)
         phases = per_thread[thread]
-        mine = begins[begins["pid"] == pid]
-        # Only where the phase changes.
-        change = mine["phase"].ne(mine["phase"].shift())
-        for ts, phase in zip(mine["ts"][change], mine["phase"][change]):
+        for ts, phase in zip(*phase_starts(run.tables["markers"], pid)):
             if phase >= len(phases):
                 continue
             cpus = phases[phase]

@@ -3,6 +3,7 @@ import math
 
 import numpy as np
 
+from . import latency
 from .causes import ordered
 
 # Two-sided 95 % Student t quantiles by degrees of freedom (no scipy needed).
@@ -26,6 +27,17 @@ ROWS = [
     ("equal-energy moves (EAS_SPARE_TIE)", ("placement_decisions", "spare_tie"), "", 1),
     ("tasks outside the profile", ("outside", "share"), "%", 100),
 ]
+
+# Percentiles over the values of every run of a group together, not means of the
+# runs' own (a run has few episodes): (name, path to a list of dicts, key,
+# percentile, unit, scale).
+POOLED_ROWS = [
+    ("misfit reaction from fit crossing p50", ("reaction", "list"), "from_crossing_ns", 50, "ms", 1e-6),
+    ("misfit reaction from fit crossing p95", ("reaction", "list"), "from_crossing_ns", 95, "ms", 1e-6),
+    ("misfit reaction from phase start p50", ("reaction", "list"), "from_phase_start_ns", 50, "ms", 1e-6),
+    ("misfit reaction from phase start p95", ("reaction", "list"), "from_phase_start_ns", 95, "ms", 1e-6),
+]
+
 
 
 def t95(df):
@@ -59,6 +71,14 @@ def _cause_rows(groups):
     return [(f"migrations: {c}", ("migrations", "by_cause", c), "", 1) for c in causes]
 
 
+def _pooled(runs, path, key, pct, scale):
+    """(the percentile over every run's values, n values)."""
+    values = [e[key] for m in runs for e in (_get(m, path) or []) if e.get(key) is not None]
+    v = latency.summary(values)[f"p{pct}"]
+    return (math.nan if v is None else v * scale), len(values)
+
+
+
 def stats(values):
     """(mean, half-width of the 95 % CI or nan, n)."""
     v = np.array([x for x in values if x is not None], dtype=float)
@@ -85,6 +105,10 @@ def table(a, b):
             dci = math.nan
         out.append({"name": name, "unit": unit, "a": ma, "a_ci": ca, "b": mb, "b_ci": cb,
                     "delta": mb - ma, "delta_ci": dci, "n_a": na, "n_b": nb})
+    for name, path, key, pct, unit, scale in POOLED_ROWS:
+        (ma, na), (mb, nb) = (_pooled(g, path, key, pct, scale) for g in (a, b))
+        out.append({"name": name, "unit": unit, "a": ma, "a_ci": math.nan, "b": mb,
+                    "b_ci": math.nan, "delta": mb - ma, "delta_ci": math.nan, "n_a": na, "n_b": nb})
     return out
 
 

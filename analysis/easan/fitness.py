@@ -7,17 +7,15 @@ on its PELT util from eas_pelt_se, clamped by its uclamp limits (util_min /
 util_max from the profile). Only CPUs in the thread's affinity count, and a
 thread with one allowed CPU is never misfit. A thread waits from a wakeup or
 a preemption (sched_switch prev_state R or R+) to its next switch-in. Sampled
-on a grid of STEP_NS.
+on a grid of STEP_NS. (The reaction to misfit is timed from the events
+themselves, in reaction.py.)
 """
 import numpy as np
 
 from .affinity import allowed_masks
-from .schedule import running_at
+from .schedule import RUNNABLE_STATES, running_at
 
 STEP_NS = 1_000_000
-# sched_switch prev_state of a task that stays runnable: TASK_RUNNING, or
-# TASK_REPORT_MAX, which the event reports for a preempted task.
-RUNNABLE_STATES = (0, 0x100)
 
 
 def fits(util, capacity, max_capacity=1024):
@@ -65,17 +63,14 @@ def _inside(times, intervals):
     return np.cumsum(edges)[:-1] > 0
 
 
-def _clamp(util, attrs):
-    lo, hi = attrs.get("util_min", 0), attrs.get("util_max", 1024)
-    return np.clip(util, lo, hi)
+def clamped(util, uclamp):
+    """util clamped by a thread's (util_min, util_max), as the fit test sees it."""
+    return np.clip(util, *uclamp)
 
 
 def stuck(run, sl, t0, t1):
     """{pid: {'stuck_ns', 'longest_stuck_ns', 'misfit_ns', 'misfit_stuck_ns',
-    'waiting_stuck_ns', 'reactions_ns': [...]}} over [t0, t1).
-
-    A reaction is the time from the first sample where the thread runs on a
-    CPU it does not fit to the first sample where it runs on one it fits."""
+    'waiting_stuck_ns'}} over [t0, t1)."""
     times = np.arange(t0, t1, STEP_NS, dtype=np.int64)
     plat = run.platform
     caps = np.array([plat.capacity(c) for c in range(plat.ncpus)])
@@ -84,10 +79,9 @@ def stuck(run, sl, t0, t1):
     allowed = allowed_masks(run, times)
     idle = who == 0
     pelt = run.tables["pelt_se"].sort_values("ts", kind="stable")
-    tasks = dict(zip(run.threads["pid"], run.threads["task"]))
     out = {}
     for pid in sorted(run.pids):
-        util = _clamp(_util_at(pelt, pid, times), run.attrs.get(tasks[pid], {}))
+        util = clamped(_util_at(pelt, pid, times), run.uclamp(pid))
         on = who == pid
         running = on.any(axis=1)
         cpu = np.where(running, on.argmax(axis=1), -1)
@@ -105,8 +99,7 @@ def stuck(run, sl, t0, t1):
                          "longest_stuck_ns": _longest_run(is_stuck) * STEP_NS,
                          "misfit_ns": int(misfit.sum()) * STEP_NS,
                          "misfit_stuck_ns": int((misfit & fitting_idle).sum()) * STEP_NS,
-                         "waiting_stuck_ns": int((waiting & fitting_idle).sum()) * STEP_NS,
-                         "reactions_ns": _reactions(misfit, known & here_fits)}
+                         "waiting_stuck_ns": int((waiting & fitting_idle).sum()) * STEP_NS}
     return out
 
 
@@ -116,14 +109,3 @@ def _longest_run(flags):
         cur = cur + 1 if f else 0
         best = max(best, cur)
     return best
-
-
-def _reactions(misfit, fitting):
-    out, start = [], None
-    for i, (m, f) in enumerate(zip(misfit, fitting)):
-        if m and start is None:
-            start = i
-        elif f and start is not None:
-            out.append((i - start) * STEP_NS)
-            start = None
-    return out

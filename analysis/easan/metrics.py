@@ -1,5 +1,6 @@
 """Every metric of one run, as one JSON-ready dict (the report's metrics.json)."""
-from . import energy, fidelity, fitness, latency, migrations, residency, schedule, verdict
+from . import energy, fidelity, fitness, latency, migrations, reaction, residency, schedule
+from . import verdict
 from . import power_model
 
 
@@ -32,6 +33,7 @@ def compute(run):
                           & (decisions["ts"] <= t1)]
     # The reader counts -1 for an event the trace's kernel does not have.
     traced = int(run.meta.get("events.eas_placement_decision", 0)) >= 0
+    reactions_by_pid, reactions = reaction.compute(run, t0, t1)
 
     tasks = {}
     for pid, thread, task in zip(run.threads["pid"], run.threads["thread"], run.threads["task"]):
@@ -44,6 +46,7 @@ def compute(run):
             "wakeup_latency_ns": latency.summary(lat[lat["pid"] == pid]["latency"]),
             "delayed_wakeups": int((delayed["pid"] == pid).sum()),
             "placement_decisions": _by_reason(decisions[decisions["pid"] == pid], traced),
+            "reaction": None if reactions_by_pid is None else reactions_by_pid[pid],
         }
     by_type = {}
     for r in res.values():
@@ -72,6 +75,7 @@ def compute(run):
         "wakeup_latency_ns": latency.summary(lat["latency"]),
         "delayed_wakeups": int(len(delayed)),
         "placement_decisions": _by_reason(decisions, traced),
+        "reaction": reactions,
         "slack": {str(k): v for k, v in latency.slack(run).items()},
         "stuck": {str(k): v for k, v in stuck.items()},
         "outside": residency.outside_share(run, sl),

@@ -32,6 +32,18 @@ def _decisions(counts):
     return ", ".join(f"{r}: {n}" for r, n in counts.items()) or "none"
 
 
+def _reaction(r):
+    """The run's misfit reactions, p50 / p95 from the crossing and from the phase start."""
+    if r is None:
+        return "not traced by this kernel"
+    if not r["episodes"]:
+        return "no misfit episode"
+    fc, fp = r["from_crossing_ns"], r["from_phase_start_ns"]
+    return (f"{_ms(fc['p50'])} / {_ms(fc['p95'])} from the fit crossing, {_ms(fp['p50'])} / "
+            f"{_ms(fp['p95'])} from the phase start ({r['reacted']} of {r['episodes']} misfit "
+            f"episodes moved up, {r['in_place']} fitted again in place, {r['open']} open)")
+
+
 def run_section(m):
     """Markdown lines describing one run."""
     v = m["verdict"]
@@ -49,6 +61,7 @@ def run_section(m):
             f"| moves no cause explains, whole trace | {m['unknown_moves']} |",
             f"| wakeups re-enqueued in place (delayed dequeue) | {m['delayed_wakeups']} |",
             f"| placement heuristics that overrode mainline | {_decisions(m['placement_decisions'])} |",
+            f"| misfit reaction p50 / p95 (ms) | {_reaction(m['reaction'])} |",
             f"| wakeup latency p50 / p95 / p99 / max (us) | {_us(lat['p50'])} / {_us(lat['p95'])} / "
             f"{_us(lat['p99'])} / {_us(lat['max'])} ({lat['n']} wakeups) |",
             f"| energy as placed / oracle (mJ) | {e['estimated_mj']:.1f} / {e['oracle_mj']:.1f}"
@@ -63,7 +76,7 @@ def run_section(m):
         by_type = " / ".join(f"{r['type'].get(k, 0) / 1e9:.2f}" for k in ("e", "p", "lpe"))
         tm = t["migrations"]
         st = t.get("stuck", {})
-        reactions = st.get("reactions_ns") or []
+        reactions = [e["from_crossing_ns"] for e in t.get("reaction") or [] if e["outcome"] == "reacted"]
         sl = m["slack"].get(str(t["thread"]), {})
         out.append(f"| {t['thread']} (pid {pid}) | {t['task']} | {r['total'] / 1e9:.2f} | {by_type} | "
                    f"{tm['same']}/{tm['up']}/{tm['down']} | {_ms(st.get('stuck_ns'))} | "

@@ -40,6 +40,14 @@ def threads(markers, names):
     return df.sort_values("thread").reset_index(drop=True)
 
 
+def phase_starts(markers, pid):
+    """(ts, phase) arrays of the "begins loop" markers where thread pid starts a
+    phase: rt-app writes one at every loop of a phase, only a change of phase counts."""
+    mine = markers[(markers["pid"] == pid) & (markers["kind"] == "begin")]
+    change = mine["phase"].ne(mine["phase"].shift())
+    return mine["ts"][change].to_numpy(), mine["phase"][change].to_numpy()
+
+
 def read_logs(log_dir):
     """{thread index: DataFrame of LOG_COLUMNS} for each rt-app log in log_dir."""
     out = {}

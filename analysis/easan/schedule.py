@@ -2,6 +2,9 @@
 import numpy as np
 import pandas as pd
 
+# sched_switch prev_state of a task that stays runnable: TASK_RUNNING, or
+# TASK_REPORT_MAX, which the event reports for a preempted task.
+RUNNABLE_STATES = (0, 0x100)
 
 
 def slices(tables, t_end):
@@ -53,3 +56,4 @@ def running_at(sl, times, ncpus):
         ok[ok] &= times[ok] < ends[idx[ok]]
         out[ok, cpu] = s["pid"].to_numpy()[idx[ok]]
     return out
+

@@ -11,7 +11,8 @@ window is [1000, 1200) ms (first "begins loop" to the last "end loop").
             a 1->2 at 1159 active_misfit, b 0->2 at 1191 without a reason
   decisions: a 0->1 at 1068 by spare_tie (unless tie=False); kthread 7 at 990
   wakeups:  a 1049 (runs 1050), a 1068 (1071), b 1118 (1120), a 1156 (1160)
-  util:     a 100 from 1000; b 550 from 1000 (fits the P-core only)
+  util:     a 100 from 1000; b 550 from 1000 (fits the P-core only), recorded on CPU2 at
+            1000 and on CPU0 at 1120
 """
 import json
 import os
@@ -53,6 +54,7 @@ def scenario(tmp_path, name="run-a", slack_a=(0, 0, -5, 0), pid_b=101, e_perf=20
     t.run(1, 100, 1071, 1081)
     t.migrate(1110, pid_b, 2, 0, "lb_busy")
     t.wakeup(1118, pid_b, 0)
+    t.util(1120, pid_b, 0, 550)
     t.run(0, pid_b, 1120, 1150)
     t.run(1, 7, 1130, 1132)
     t.wakeup(1156, 100, 2)
@@ -220,12 +222,21 @@ def test_placement_decisions_not_traced(tmp_path):
 
 def test_stuck_and_reaction(metrics):
     # b (util 550 fits only the P-core) waits 1118-1120 and runs on E-core CPU0
-    # 1120-1150 while CPU2 idles (1100-1160): 2 + 30 ms stuck in one stretch; it next
-    # runs on the P-core at 1192: reaction 72 ms.
+    # 1120-1150 while CPU2 idles (1100-1160): 2 + 30 ms stuck in one stretch.
     b = metrics["tasks"]["101"]["stuck"]
     assert (b["stuck_ns"], b["longest_stuck_ns"]) == (32 * MS, 32 * MS)
     assert (b["misfit_ns"], b["misfit_stuck_ns"], b["waiting_stuck_ns"]) == (30 * MS, 30 * MS, 2 * MS)
-    assert b["reactions_ns"] == [72 * MS]
+    # Its util event on CPU0 at 1120 crosses that E-core's threshold (550 x 1.25 >= 600);
+    # its switch-in there at 1120 does not end the episode, the next on the P-core at
+    # 1192 does: 72 ms from the crossing, 192 ms from its phase's start at 1000.
+    assert metrics["tasks"]["101"]["reaction"] == [{
+        "crossing_ns": 1120 * MS, "cpu": 0, "util": 550.0, "outcome": "reacted",
+        "end_ns": 1192 * MS, "to_cpu": 2, "from_crossing_ns": 72 * MS,
+        "from_phase_start_ns": 192 * MS}]
+    assert metrics["tasks"]["100"]["reaction"] == []
+    r = metrics["reaction"]
+    assert (r["episodes"], r["reacted"], r["in_place"], r["open"]) == (1, 1, 0, 0)
+    assert (r["from_crossing_ns"]["p50"], r["from_phase_start_ns"]["p95"]) == (72 * MS, 192 * MS)
     # a (util 100 fits anywhere) only waits, 1 + 3 + 4 ms after its wakeups, each
     # time with an E-core idle.
     a = metrics["tasks"]["100"]["stuck"]
