@@ -9,7 +9,8 @@ project's extension keys, and names the file and the key of the first problem.
   profile.py prepare FILE OUTDIR    validate, then write OUTDIR/rt-app.json (what rt-app
                                     reads, extension keys removed, logs sent to the
                                     guest's log directory), OUTDIR/sched-attrs.json
-                                    and .txt (the extension keys per task) and
+                                    and .txt (the extension keys per task, the
+                                    .txt for the guest's shim) and
                                     OUTDIR/task-names.txt (the task keys) and, for
                                     "faithful_speed": true, OUTDIR/faithful-speed
 """
@@ -30,8 +31,11 @@ TASK_KEYS = {
     "phases": dict, "loop": int,
 }
 PHASE_KEYS = {"loop": int, "cpus": list}
-# Project extensions, applied by the guest helper before the task's first event.
-EXTENSION_TASK_KEYS = {"util_min": int, "util_max": int, "slice_us": int}
+# Project extensions, applied by the guest helper before the task's first event;
+# uclamp_change, by the same helper after_ms after that, while the task runs.
+EXTENSION_TASK_KEYS = {"util_min": int, "util_max": int, "slice_us": int,
+                       "uclamp_change": dict}
+UCLAMP_CHANGE_KEYS = {"after_ms": int, "util_min": int, "util_max": int}
 # faithful_speed: the guest switches hybrid_sim's capacity-faithful speed on first.
 EXTENSION_TOP_KEYS = {"description": str, "faithful_speed": bool}
 POLICIES = {"SCHED_OTHER", "SCHED_FIFO", "SCHED_RR", "SCHED_DEADLINE"}
@@ -106,6 +110,27 @@ def _check_cpus(cpus, where):
         raise ProfileError(f"{where}.cpus: expected a non-empty list of CPU numbers")
 
 
+def _check_uclamp_change(task, where):
+    """{"after_ms": N, "util_min"/"util_max": V}: the clamps the task gets N ms after
+    the shim set its first attributes (at least one of the two, each 0..1024)."""
+    here = f"{where}.uclamp_change"
+    change = task["uclamp_change"]
+    _check_keys(change, UCLAMP_CHANGE_KEYS, here)
+    if not 1 <= change.get("after_ms", 0) <= 3600000:
+        raise ProfileError(f"{here}.after_ms: expected 1..3600000 (ms), got "
+                           f"{json.dumps(change.get('after_ms'))}")
+    if "util_min" not in change and "util_max" not in change:
+        raise ProfileError(f"{here}: expected util_min or util_max (or both)")
+    for key in ("util_min", "util_max"):
+        if key in change and not 0 <= change[key] <= 1024:
+            raise ProfileError(f"{here}.{key}: expected 0..1024, got {change[key]}")
+    # The clamps after the change: the changed ones, else the task's own.
+    low = change.get("util_min", task.get("util_min", 0))
+    high = change.get("util_max", task.get("util_max", 1024))
+    if low > high:
+        raise ProfileError(f"{here}: util_min would be above util_max after the change")
+
+
 def _check_task(name, task, where):
     if not isinstance(task, dict):
         raise ProfileError(f"{where}: expected an object")
@@ -115,8 +140,9 @@ def _check_task(name, task, where):
 
     def extension(key, value, w):
         if key in EXTENSION_TASK_KEYS:
-            if not _type_ok(value, int):
-                raise ProfileError(f"{w}.{key}: expected an integer")
+            want = EXTENSION_TASK_KEYS[key]
+            if not _type_ok(value, want):
+                raise ProfileError(f"{w}.{key}: expected {_type_name(want)}")
             return True
         return _check_event(key, value, w)
 
@@ -128,6 +154,8 @@ def _check_task(name, task, where):
             raise ProfileError(f"{where}.{key}: expected 0..1024, got {task[key]}")
     if task.get("util_min", 0) > task.get("util_max", 1024):
         raise ProfileError(f"{where}: util_min is above util_max")
+    if "uclamp_change" in task:
+        _check_uclamp_change(task, where)
     if "slice_us" in task and not 100 <= task["slice_us"] <= 100000:
         # The kernel clamps sched_runtime for fair tasks to 0.1..100 ms.
         raise ProfileError(f"{where}.slice_us: expected 100..100000, got {task['slice_us']}")
@@ -206,6 +234,20 @@ def prepare(prof):
     return prof, attrs
 
 
+def shim_lines(attrs):
+    """The shim's file (guest/helpers/eas-sched-attrs.c), a line per task:
+    "NAME UTIL_MIN UTIL_MAX SLICE_US AFTER_MS NEW_UTIL_MIN NEW_UTIL_MAX", -1 where
+    the profile says nothing (AFTER_MS -1: no uclamp_change)."""
+    lines = []
+    for name, a in attrs.items():
+        change = a.get("uclamp_change", {})
+        cols = [a.get("util_min", -1), a.get("util_max", -1), a.get("slice_us", -1),
+                change.get("after_ms", -1), change.get("util_min", -1),
+                change.get("util_max", -1)]
+        lines.append(" ".join([name] + [str(c) for c in cols]) + "\n")
+    return "".join(lines)
+
+
 def main(argv):
     if len(argv) < 3 or argv[1] not in ("check", "prepare"):
         print(__doc__.strip(), file=sys.stderr)
@@ -226,11 +268,9 @@ def main(argv):
             json.dump(rtapp, f, indent=1)
         with open(f"{argv[3]}/sched-attrs.json", "w", encoding="utf-8") as f:
             json.dump(attrs, f, indent=1)
-        # The same for the guest's LD_PRELOAD shim (busy box has no JSON parser):
-        # "NAME UTIL_MIN UTIL_MAX SLICE_US", -1 where the profile says nothing.
+        # The same for the guest's LD_PRELOAD shim (busy box has no JSON parser).
         with open(f"{argv[3]}/sched-attrs.txt", "w", encoding="utf-8") as f:
-            f.write("".join(f"{name} {a.get('util_min', -1)} {a.get('util_max', -1)} "
-                            f"{a.get('slice_us', -1)}\n" for name, a in attrs.items()))
+            f.write(shim_lines(attrs))
         # The guest job switches capacity-faithful speed on when this file exists.
         faithful = f"{argv[3]}/faithful-speed"
         if prof.get("faithful_speed"):

@@ -47,6 +47,20 @@ def test_good_profile_passes(tmp_path):
     (with_task(timer={"ref": "a"}), None, "needs 'ref' and a 'period'"),
     (with_task(instance=True), None, "tasks.t.instance: expected an integer"),
     ({**GOOD, "faithful_speed": "yes"}, None, "top level.faithful_speed: expected true/false"),
+    (with_task(uclamp_change=100), None, "tasks.t.uclamp_change: expected an object"),
+    (with_task(uclamp_change={"util_max": 100}), None,
+     "tasks.t.uclamp_change.after_ms: expected 1..3600000"),
+    (with_task(uclamp_change={"after_ms": 0, "util_max": 100}), None,
+     "tasks.t.uclamp_change.after_ms: expected 1..3600000"),
+    (with_task(uclamp_change={"after_ms": 10}), None, "expected util_min or util_max"),
+    (with_task(uclamp_change={"after_ms": 10, "util_max": 2000}), None,
+     "tasks.t.uclamp_change.util_max: expected 0..1024"),
+    (with_task(uclamp_change={"after_ms": 10, "util_max": "100"}), None,
+     "tasks.t.uclamp_change.util_max: expected an integer"),
+    (with_task(uclamp_change={"after_ms": 10, "utilmax": 100}), None,
+     "tasks.t.uclamp_change: unknown key 'utilmax'"),
+    (with_task(util_min=300, uclamp_change={"after_ms": 10, "util_max": 100}), None,
+     "util_min would be above util_max after the change"),
 ])
 def test_bad_profiles_are_refused_with_the_key(tmp_path, prof, raw, needle):
     r = check(tmp_path, prof, raw)
@@ -84,6 +98,21 @@ def test_prepare_splits_extension_keys(tmp_path):
     assert rtapp["global"]["logdir"] == "/tmp/rt-app-logs"
     assert rtapp["global"]["ftrace"] is True
     assert attrs == {"t": {"util_max": 300, "slice_us": 3000}}
+
+
+def test_prepare_writes_the_shim_lines(tmp_path):
+    """sched-attrs.txt: NAME UTIL_MIN UTIL_MAX SLICE_US AFTER_MS NEW_MIN NEW_MAX, -1 unset."""
+    src = tmp_path / "p.json"
+    prof = with_task(util_max=300, slice_us=3000)
+    prof["tasks"]["u"] = {"run": 1000, "uclamp_change": {"after_ms": 500, "util_max": 100}}
+    src.write_text(json.dumps(prof))
+    r = run(["/usr/bin/python3", PROFILE_PY, "prepare", str(src), str(tmp_path)])
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / "sched-attrs.txt").read_text() == \
+        "t -1 300 3000 -1 -1 -1\nu -1 -1 -1 500 -1 100\n"
+    attrs = json.loads((tmp_path / "sched-attrs.json").read_text())
+    assert attrs["u"] == {"uclamp_change": {"after_ms": 500, "util_max": 100}}
+    assert "uclamp_change" not in json.loads((tmp_path / "rt-app.json").read_text())["tasks"]["u"]
 
 
 def test_prepare_leaves_a_flag_for_faithful_speed(tmp_path):
