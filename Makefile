@@ -9,7 +9,7 @@ KERNEL ?= patched
 KCONFIG ?= default
 PROFILE ?= rt-app-profiles/smoke.json
 DEMO_PROFILE ?= rt-app-profiles/big-small-mix.json
-export CPUS CMDLINE TIMEOUT MEM ACCEL SETUP PLATFORM
+export CPUS CMDLINE TIMEOUT MEM ACCEL SETUP SETUPS PLATFORM
 
 READER := $(BUILD)/analysis/eas-trace-reader
 RUNS ?=

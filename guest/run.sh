@@ -9,6 +9,9 @@
 # a plain SMP guest); CPUS (default: the platform's CPU count), CMDLINE, TIMEOUT,
 # MEM, ACCEL (see qemu-run.sh); SETUP, a shell
 # snippet sourced in the guest before the replay (sched_features, sysctls...);
+# SETUPS, snippets (space-separated) for one replay each in one boot
+# (guest/jobs/replays.sh, the default JOB then): each replay becomes a run folder
+# of its own, RUN/replays/NN-NAME, named after its snippet;
 # JOB, a guest job script instead of guest/jobs/profile.sh; RUNS, where run folders go
 # (build/runs). Prints the run folder on stdout. Everything is checked before booting.
 set -euo pipefail
@@ -20,6 +23,11 @@ if [ "${1:-}" = --check-only ]; then check_only=1; shift; fi
 profile=${1:?usage: run.sh [--check-only] PROFILE [KERNEL [KCONFIG]]}
 kernel=${2:-patched}
 kconfig=${3:-default}
+read -r -a setups <<<"${SETUPS:-}"
+if [ ${#setups[@]} -gt 0 ]; then
+	[ -z "${SETUP:-}" ] || die "SETUP and SETUPS exclude each other (give the snippet in SETUPS)"
+	JOB=${JOB:-$TOP/guest/jobs/replays.sh}
+fi
 JOB=${JOB:-$TOP/guest/jobs/profile.sh}
 RUNS=${RUNS:-$BUILD/runs}
 PY=/usr/bin/python3
@@ -47,6 +55,9 @@ sys.exit(0 if json.load(open(sys.argv[1])).get("faithful_speed") else 1)' "$prof
 	die "profile $profile asks for faithful_speed, which needs a simulated platform (PLATFORM=none)"
 fi
 [ -z "${SETUP:-}" ] || [ -f "$SETUP" ] || die "SETUP file $SETUP not found"
+for f in "${setups[@]}"; do
+	[ -f "$f" ] || die "SETUPS file $f not found"
+done
 [ "$check_only" = 1 ] && exit 0
 id=$(kernel_id "$kernel" "$kconfig")
 image=$BUILD/kernels/$id/bzImage
@@ -68,6 +79,12 @@ if [ -n "${SETUP:-}" ]; then
 	cp "$SETUP" "$run/guest/setup.sh"
 	basename "$SETUP" .sh >"$run/guest/setup-name"
 fi
+n=0
+for f in "${setups[@]}"; do
+	n=$((n + 1))
+	mkdir -p "$run/guest/setups"
+	cp "$f" "$run/guest/setups/$(printf %02d "$n")-$(basename "$f")"
+done
 cp "$BUILD/kernels/$id/info.json" "$run/kernel.json"
 
 info "booting $id with $name (${CPUS:-6} vCPUs, platform $PLATFORM) -> $run"
@@ -92,6 +109,25 @@ crash=$("$TOP/guest/scan-log.sh" --crash "$run/console.log" 2>/dev/null) || true
 [ -z "$crash" ] || status=${crash%%$'\t'*}
 
 "$PY" "$TOP/guest/run_record.py" "$run" "$status" "$profile" "$kernel" "$kconfig"
+# Each replay of a SETUPS boot: a run folder with what the boot had in common,
+# its own snippet as the run's SETUP, and the boot's status.
+for replay in "$run"/replays/*/; do
+	[ -d "$replay" ] || continue
+	replay=${replay%/}
+	setup=$run/guest/setups/$(basename "$replay").sh
+	mkdir -p "$replay/guest"
+	for f in "$run"/guest/*; do
+		[ -f "$f" ] && [ "$(basename "$f")" != job-status ] && cp "$f" "$replay/guest/"
+	done
+	if [ -f "$setup" ]; then
+		cp "$setup" "$replay/guest/setup.sh"
+		basename "$setup" .sh | sed 's/^[0-9]*-//' >"$replay/guest/setup-name"
+	fi
+	cp "$run/profile.json" "$run/kernel.json" "$replay/"
+	[ ! -f "$run/qemu-args.txt" ] || cp "$run/qemu-args.txt" "$replay/"
+	"$PY" "$TOP/guest/run_record.py" "$replay" "$status" "$profile" "$kernel" "$kconfig"
+	info "replay $(cat "$replay/guest/setup-name" 2>/dev/null): $replay"
+done
 echo "$run"
 case "$status" in
 ok) ;;

@@ -88,3 +88,149 @@ rtapp_logs_to() {
 	return 0
 }
 
+
+# The trace's size in the ring buffer, per CPU.
+TRACE_BUFFER_KB=32768
+
+# replay_profile JOB OUT [SETUP]: replay JOB/rt-app.json (guest/profile.py's
+# output) while tracing into the ring buffer, and leave in OUT the trace
+# (trace.dat), the rt-app logs (rt-app/), rt-app's output, the kernel's view
+# of the threads with util_min/util_max/slice_us keys (proc-sched.txt), the
+# scheduler's state (save_state) and guest-stats.txt. SETUP, a snippet, is
+# sourced first (in this shell: it may exit). Succeeds when rt-app did.
+replay_profile() {
+	_job=$1
+	_out=$2
+	_setup=${3:-}
+	_T=/sys/kernel/tracing
+
+	# The per-task load-tracking events fire on every update of every task: keep
+	# the profile's threads only (rt-app names them after their task keys). The
+	# filter goes on the command line, as trace-cmd start resets filters written
+	# before it and events would slip through until one written after it.
+	_filter=$(awk 'NF { printf "%scomm == \"%s\"", sep, $1; sep = " || " }' "$_job/task-names.txt")
+
+	# Scheduler events, plus every project event (eas*), plus idle/frequency
+	# events when present. Missing ones are skipped, not errors. Built as "$@"
+	# so that the filters keep their spaces and quotes.
+	set --
+	for _e in sched:sched_switch sched:sched_waking sched:sched_wakeup sched:sched_wakeup_new \
+		sched:sched_migrate_task sched:sched_process_fork sched:sched_process_exit \
+		power:cpu_idle power:cpu_frequency; do
+		[ -d "$_T/events/${_e%%:*}/${_e#*:}" ] && set -- "$@" -e "$_e"
+	done
+	for _dir in "$_T"/events/eas*/*/; do
+		[ -f "$_dir/format" ] || continue
+		_name=$(basename "$_dir")
+		set -- "$@" -e "$(basename "$(dirname "$_dir")"):$_name"
+		case "$_name" in
+		eas_pelt_se | eas_util_est_se) [ -n "$_filter" ] && set -- "$@" -f "$_filter" ;;
+		esac
+	done
+	# rt-app's trace_marker lines are recorded whatever events are enabled.
+
+	# A profile with "faithful_speed": true runs on capacity-faithful E-cores.
+	if [ -f "$_job/faithful-speed" ]; then
+		_knob=/sys/devices/system/cpu/hybrid_sim/faithful
+		[ -w "$_knob" ] || { echo "the profile asks for faithful_speed but $_knob is missing (no simulated hybrid platform?)" >&2; exit 1; }
+		echo 1 > "$_knob" || { echo "could not switch capacity-faithful speed on" >&2; exit 1; }
+	fi
+
+	# Per-run setup the host asked for (sched_features, sysctls, cpufreq status...).
+	# shellcheck source=/dev/null
+	[ -n "$_setup" ] && [ -f "$_setup" ] && . "$_setup"
+
+	# Recording into the ring buffer keeps no recorder threads waking idle CPUs.
+	trace-cmd start -C mono -b "$TRACE_BUFFER_KB" "$@" > "$_out/trace-cmd-start.log" 2>&1 ||
+		echo "trace-cmd start failed" >&2
+	# The eas events' probes are attached lazily: enabling an event only queues a
+	# work item that registers its probe on the scheduler's bare tracepoint (its
+	# registration callback cannot do so itself, under tracepoints_mutex), and
+	# nothing is recorded until that work item has run. tracefs shows no sign of
+	# it, so give it a moment before the replay: on a guest idle but for this
+	# shell the system workqueue runs it within milliseconds; 0.3 s leaves room
+	# for a slow TCG vCPU, and rt-app's first moves are not missed.
+	sleep 0.3
+
+	rtapp_logs_ready
+	_busy0=$(cpu_busy)
+	children_ticks > /tmp/ch0
+	# A profile's util_min/util_max/slice_us keys: the shim applies them in each
+	# thread as rt-app names it, before its first event.
+	if [ -s "$_job/sched-attrs.txt" ]; then
+		_shim=/usr/lib/eas/eas-sched-attrs.so
+		# Without the shim rt-app would run with the keys silently ignored.
+		[ -f "$_shim" ] || { echo "$_shim missing from the initramfs (run 'make initramfs')" >&2; exit 1; }
+		# Evidence that the attributes stay in force: the kernel's view of those
+		# threads one second after they appear (rt-app creates them late).
+		proc_sched_snapshot "$_job" > "$_out/proc-sched.txt" &
+		LD_PRELOAD=$_shim EAS_SCHED_ATTRS="$_job/sched-attrs.txt" \
+			rt-app "$_job/rt-app.json" > "$_out/rt-app.stdout" 2>&1
+	else
+		rt-app "$_job/rt-app.json" > "$_out/rt-app.stdout" 2>&1
+	fi
+	_rtapp_rc=$?
+	children_ticks > /tmp/ch1
+	_busy1=$(cpu_busy)
+	trace-cmd stop
+
+	# Events lost to a full ring buffer, summed over CPUs.
+	_lost=0
+	for _s in "$_T"/per_cpu/cpu*/stats; do
+		_n=$(awk '/^overrun:/ { print $2 }' "$_s")
+		_lost=$((_lost + ${_n:-0}))
+	done
+
+	# Uncompressed: the host's trace-cmd 3.1.6 cannot read the guest's default
+	# (zstd-compressed) files ("error reading header").
+	trace-cmd extract --compression none -o /tmp/trace.dat > "$_out/trace-cmd-extract.log" 2>&1
+	cp /tmp/trace.dat "$_out/trace.dat"
+	rm -f /tmp/trace.dat
+	rtapp_logs_to "$_out/rt-app"
+
+	save_state "$_out"
+
+	# USER_HZ ticks: CPU time of the whole system and of rt-app during the replay.
+	cat > "$_out/guest-stats.txt" <<STATS
+rtapp_status=$_rtapp_rc
+lost_events=$_lost
+busy_ticks=$((_busy1 - _busy0))
+rtapp_ticks=$(($(cat /tmp/ch1) - $(cat /tmp/ch0)))
+user_hz=100
+kernel=$(uname -r)
+cpus_online=$(cat /sys/devices/system/cpu/online)
+STATS
+	[ "$_rtapp_rc" = 0 ]
+}
+
+# cpu_busy: busy CPU time of the whole system so far, in USER_HZ ticks.
+cpu_busy() {
+	awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 }' /proc/stat
+}
+
+# children_ticks: CPU time of this shell's finished children, in ticks. `times`
+# must run in this shell, not in a $(...) subshell, which has no children of its own.
+children_ticks() {
+	times > /tmp/times
+	awk 'NR == 2 { gsub(/[ms]/, " "); printf "%d\n", ($1 * 60 + $2 + $3 * 60 + $4) * 100 }' /tmp/times
+}
+
+# proc_sched_snapshot JOB: /proc/<tid>/sched's uclamp and slice lines of the
+# threads named in JOB/sched-attrs.txt, one second after the first appears (up
+# to a minute). Shell builtins only in the loop: a process per thread is slow
+# under TCG.
+proc_sched_snapshot() {
+	_names=" $(awk '{ printf "%s ", $1 }' "$1/sched-attrs.txt")"
+	_snap() {
+		for _t in /proc/[0-9]*/task/[0-9]*; do
+			read -r _tname < "$_t/comm" 2>/dev/null || continue
+			case "$_names" in *" $_tname "*) ;; *) continue ;; esac
+			echo "== $_tname ${_t##*/}"
+			grep -E '^(uclamp|effective uclamp|se\.slice)' "$_t/sched"
+		done
+	}
+	_i=0
+	while [ $_i -lt 60 ] && [ -z "$(_snap)" ]; do sleep 1; _i=$((_i + 1)); done
+	sleep 1
+	_snap
+}

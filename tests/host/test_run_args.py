@@ -63,3 +63,18 @@ def test_faithful_speed_needs_the_simulated_platform(tmp_path):
     assert r.returncode != 0
     assert "asks for faithful_speed, which needs a simulated platform" in one_error_line(r)
     assert not (tmp_path / "runs").exists()
+
+
+@pytest.mark.parametrize("env,needle", [
+    ({"SETUPS": "guest/setups/push-off.sh nope.sh"}, "SETUPS file nope.sh not found"),
+    ({"SETUPS": "guest/setups/push-off.sh", "SETUP": "guest/setups/push-on.sh"},
+     "SETUP and SETUPS exclude each other"),
+])
+def test_bad_setups_are_one_line_before_any_boot(tmp_path, env, needle):
+    p = tmp_path / "ok.json"
+    p.write_text(json.dumps({"tasks": {"t": {"run": 10}}}))
+    r = run(["guest/run.sh", "--check-only", str(p), "patched"],
+            env={"RUNS": str(tmp_path / "runs"), **env}, timeout=60)
+    assert r.returncode != 0
+    assert needle in one_error_line(r)
+    assert not (tmp_path / "runs").exists()
