@@ -5,7 +5,7 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 PACKAGES=(
-	linux-source-6.12 qemu-system-x86 rt-app trace-cmd busybox-static
+	linux-source-6.12 qemu-system-x86 rt-app rt-tests trace-cmd busybox-static
 	libtracecmd-dev libtraceevent-dev libtracefs-dev pkg-config
 	python3-matplotlib python3-pandas python3-numpy python3-pytest
 	build-essential bc bison flex libelf-dev libssl-dev cpio xz-utils zstd dwarves

@@ -1,6 +1,6 @@
 #!/bin/bash
-# Build the guest initramfs: busybox, rt-app, trace-cmd, their shared libraries, the
-# project's guest helpers and guest/init. Output: build/initramfs.cpio.gz (rebuilt
+# Build the guest initramfs: busybox, rt-app, trace-cmd, hackbench (rt-tests, for
+# make bench-push), their shared libraries, the project's guest helpers and guest/init. Output: build/initramfs.cpio.gz (rebuilt
 # only when one of its inputs changed).
 set -euo pipefail
 # shellcheck source=guest/lib.sh
@@ -8,18 +8,28 @@ set -euo pipefail
 
 OUT=$BUILD/initramfs.cpio.gz
 ROOT=$BUILD/initramfs
-BINS=(/bin/busybox /usr/bin/rt-app /usr/bin/trace-cmd)
+BINS=(/bin/busybox /usr/bin/rt-app /usr/bin/trace-cmd /usr/bin/hackbench)
+# build_helper SRC OUT GCC-ARGS...: compile a guest helper when its source is newer.
+build_helper() {
+	local src=$1 out=$2
+	shift 2
+	if [ ! -f "$out" ] || [ "$src" -nt "$out" ]; then
+		mkdir -p "$(dirname "$out")"
+		gcc -O2 -Wall -Wextra -Werror -o "$out.new" "$src" "$@" || die "building $out failed"
+		mv "$out.new" "$out"
+	fi
+}
+# Programs of guest/helpers/ other than the shim: one C file each, in /usr/bin.
+for src in "$TOP"/guest/helpers/*.c; do
+	[ "$(basename "$src")" = eas-sched-attrs.c ] && continue
+	build_helper "$src" "$BUILD/guest-bin/$(basename "$src" .c)"
+done
 HELPERS=()
 for h in "$BUILD"/guest-bin/*; do [ -x "$h" ] && HELPERS+=("$h"); done
 # LD_PRELOAD shim that applies a profile's uclamp/slice keys (see the source).
 SHIM_SRC=$TOP/guest/helpers/eas-sched-attrs.c
 SHIM=$BUILD/guest-lib/eas-sched-attrs.so
-if [ ! -f "$SHIM" ] || [ "$SHIM_SRC" -nt "$SHIM" ]; then
-	mkdir -p "$(dirname "$SHIM")"
-	gcc -O2 -Wall -Wextra -Werror -shared -fPIC -o "$SHIM.new" "$SHIM_SRC" -ldl ||
-		die "building $SHIM failed"
-	mv "$SHIM.new" "$SHIM"
-fi
+build_helper "$SHIM_SRC" "$SHIM" -shared -fPIC -ldl
 
 for b in "${BINS[@]}"; do
 	[ -x "$b" ] || die "$b not found (run 'make deps')"
