@@ -3,8 +3,9 @@ import math
 
 import numpy as np
 
-from . import latency
-from .causes import ordered
+from . import latency, push
+from .causes import ORDER
+from .metrics import PLACEMENT_REASONS
 
 # Two-sided 95 % Student t quantiles by degrees of freedom (no scipy needed).
 _T95 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365,
@@ -24,9 +25,28 @@ ROWS = [
     ("energy (reference model)", ("energy", "estimated_mj"), "mJ", 1),
     ("energy / oracle", ("energy", "ratio"), "", 1),
     ("delayed-dequeue wakeups", ("delayed_wakeups",), "", 1),
-    ("equal-energy moves (EAS_SPARE_TIE)", ("placement_decisions", "spare_tie"), "", 1),
+    ("push decisions", ("push", "decisions"), "", 1),
+    ("capped tasks: run time on P-cores", ("capped", "p_share"), "%", 100),
+    ("capped tasks: run time on P-cores after settling", ("capped", "p_share_settled"), "%", 100),
+    ("capped tasks: piled on one CPU beside a free sibling", ("capped", "stacked_ns"), "ms", 1e-6),
+    ("capped tasks: piled, after settling", ("capped", "stacked_settled_ns"), "ms", 1e-6),
     ("tasks outside the profile", ("outside", "share"), "%", 100),
 ]
+
+# Rows generated from dicts of event counts by name, (label, path, names): a row
+# "label: name" for every name a run of either group counted, and for each of
+# `names` (the kernel's own list) whenever a run's kernel traced the event, in the
+# order of `names`, others after them sorted. A name missing from a run's dict
+# counted 0 there; a dict that is None (an event the kernel lacks) counted nothing.
+COUNT_ROWS = [
+    ("migrations", ("migrations", "by_cause"), ()),
+    ("placement decisions", ("placement_decisions",), PLACEMENT_REASONS),
+    ("push decisions", ("push", "by_outcome"), push.OUTCOMES),
+    ("push decisions by trigger", ("push", "by_trigger"), push.TRIGGERS),
+    ("push decisions by why", ("push", "by_why"), push.WHYS),
+]
+# The order of the migrations' causes: theirs.
+_ORDERS = {("migrations", "by_cause"): ORDER}
 
 # Percentiles over the values of every run of a group together, not means of the
 # runs' own (a run has few episodes): (name, path to a list of dicts, key,
@@ -39,7 +59,6 @@ POOLED_ROWS = [
 ]
 
 
-
 def t95(df):
     if df <= 0:
         return math.nan
@@ -47,9 +66,7 @@ def t95(df):
     return _T95[keys[-1]] if keys else math.nan
 
 
-# Dicts of event counts by name: a name missing from a run counted 0 there (a dict
-# that is None, an event the kernel lacks, counted nothing).
-_COUNTS = {("migrations", "by_cause"), ("placement_decisions",)}
+_COUNTS = {path for _, path, _ in COUNT_ROWS}
 
 
 def _get(m, path):
@@ -66,9 +83,15 @@ def _value(m, path, scale):
     return None if v is None else v * scale
 
 
-def _cause_rows(groups):
-    causes = ordered(c for g in groups for m in g for c in m["migrations"]["by_cause"])
-    return [(f"migrations: {c}", ("migrations", "by_cause", c), "", 1) for c in causes]
+def _count_rows(runs):
+    rows = []
+    for label, path, names in COUNT_ROWS:
+        dicts = [d for d in (_get(m, path) for m in runs) if d is not None]
+        order = list(_ORDERS.get(path, names))
+        seen = {n for d in dicts for n in d} | (set(names) if dicts else set())
+        for name in [n for n in order if n in seen] + sorted(seen - set(order)):
+            rows.append((f"{label}: {name}", path + (name,), "", 1))
+    return rows
 
 
 def _pooled(runs, path, key, pct, scale):
@@ -76,7 +99,6 @@ def _pooled(runs, path, key, pct, scale):
     values = [e[key] for m in runs for e in (_get(m, path) or []) if e.get(key) is not None]
     v = latency.summary(values)[f"p{pct}"]
     return (math.nan if v is None else v * scale), len(values)
-
 
 
 def stats(values):
@@ -90,9 +112,11 @@ def stats(values):
 
 
 def table(a, b):
-    """Rows {name, unit, a, a_ci, b, b_ci, delta, delta_ci, n_a, n_b} for groups a and b."""
+    """Rows {name, unit, a, a_ci, b, b_ci, delta, delta_ci, n_a, n_b} for groups a and b;
+    none for a metric that no run of either measured (a profile without capped tasks,
+    say)."""
     out = []
-    for name, path, unit, scale in ROWS + _cause_rows([a, b]):
+    for name, path, unit, scale in ROWS + _count_rows(a + b):
         va = [_value(m, path, scale) for m in a]
         vb = [_value(m, path, scale) for m in b]
         ma, ca, na = stats(va)
@@ -109,7 +133,7 @@ def table(a, b):
         (ma, na), (mb, nb) = (_pooled(g, path, key, pct, scale) for g in (a, b))
         out.append({"name": name, "unit": unit, "a": ma, "a_ci": math.nan, "b": mb,
                     "b_ci": math.nan, "delta": mb - ma, "delta_ci": math.nan, "n_a": na, "n_b": nb})
-    return out
+    return [r for r in out if r["n_a"] or r["n_b"]]
 
 
 def fmt(value, ci=math.nan):

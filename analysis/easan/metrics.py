@@ -1,19 +1,16 @@
 """Every metric of one run, as one JSON-ready dict (the report's metrics.json)."""
-from . import energy, fidelity, fitness, latency, migrations, reaction, residency, schedule
-from . import verdict
-from . import power_model
+from . import capped, energy, fidelity, fitness, latency, migrations, push, reaction, residency
+from . import power_model, schedule, verdict
+from .tables import count_by, of_profile, traced
+
+# The placement heuristics eas_placement_decision names (enum sched_placement_reason
+# but "none"): spare_tie (EAS_SPARE_TIE), fewer_runnable (EAS_FEWER_RUNNABLE).
+PLACEMENT_REASONS = ("spare_tie", "fewer_runnable")
 
 
-def _by_reason(decisions, traced):
-    """{heuristic: how many times it overrode mainline's CPU choice}; None when the
-    kernel has no eas_placement_decision event (base), where nothing could be counted."""
-    if not traced:
-        return None
-    return {str(r): int(n) for r, n in sorted(decisions["reason"].value_counts().items())}
-
-
-def compute(run):
-    """(metrics dict, intermediate tables the plots reuse)."""
+def compute(run, settle_ns=capped.SETTLE_NS):
+    """(metrics dict, intermediate tables the plots reuse); settle_ns: the capped
+    tasks' settling window (capped.py)."""
     t_end = int(run.meta["last_ts"])
     all_slices = schedule.slices(run.tables, t_end)
     t0, t1 = schedule.window(run.tables, run.pids)
@@ -26,13 +23,11 @@ def compute(run):
     res = residency.per_task(run, sl)
     work = residency.work(run, res)
     lat = latency.wakeup_latencies(run, t0, t1)
-    delayed = run.tables["delayed"]
-    delayed = delayed[delayed["pid"].isin(run.pids) & (delayed["ts"] >= t0) & (delayed["ts"] <= t1)]
-    decisions = run.tables["decision"]
-    decisions = decisions[decisions["pid"].isin(run.pids) & (decisions["ts"] >= t0)
-                          & (decisions["ts"] <= t1)]
-    # The reader counts -1 for an event the trace's kernel does not have.
-    traced = int(run.meta.get("events.eas_placement_decision", 0)) >= 0
+    delayed = of_profile(run.tables["delayed"], run.pids, t0, t1)
+    decisions = of_profile(run.tables["decision"], run.pids, t0, t1)
+    decided = traced(run.meta, "eas_placement_decision")
+    pushes, pushes_by_pid = push.compute(run, mig, t0, t1)
+    capped_run, capped_by_pid = capped.compute(run, sl, t0, t1, settle_ns)
     reactions_by_pid, reactions = reaction.compute(run, t0, t1)
 
     tasks = {}
@@ -45,9 +40,12 @@ def compute(run):
             "migrations": migrations.counts(mig[mig["pid"] == pid]),
             "wakeup_latency_ns": latency.summary(lat[lat["pid"] == pid]["latency"]),
             "delayed_wakeups": int((delayed["pid"] == pid).sum()),
-            "placement_decisions": _by_reason(decisions[decisions["pid"] == pid], traced),
+            "placement_decisions": count_by(decisions[decisions["pid"] == pid], "reason", decided),
+            "push": pushes_by_pid[pid],
             "reaction": None if reactions_by_pid is None else reactions_by_pid[pid],
         }
+        if pid in capped_by_pid:
+            tasks[str(pid)]["capped"] = capped_by_pid[pid]
     by_type = {}
     for r in res.values():
         for kind, ns in r["type"].items():
@@ -74,7 +72,9 @@ def compute(run):
         "residency_share": {k: (v / total if total else 0.0) for k, v in sorted(by_type.items())},
         "wakeup_latency_ns": latency.summary(lat["latency"]),
         "delayed_wakeups": int(len(delayed)),
-        "placement_decisions": _by_reason(decisions, traced),
+        "placement_decisions": count_by(decisions, "reason", decided),
+        "push": pushes,
+        "capped": capped_run,
         "reaction": reactions,
         "slack": {str(k): v for k, v in latency.slack(run).items()},
         "stuck": {str(k): v for k, v in stuck.items()},

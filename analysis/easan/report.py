@@ -25,6 +25,10 @@ def _reasons(mg):
                      for r, n in mg["by_reason"].items()) or "none"
 
 
+def _pct(share):
+    return "-" if share is None else f"{share:.1%}"
+
+
 def _decisions(counts):
     """'spare_tie: 3, ...', 'none', or why nothing could be counted."""
     if counts is None:
@@ -42,6 +46,44 @@ def _reaction(r):
     return (f"{_ms(fc['p50'])} / {_ms(fc['p95'])} from the fit crossing, {_ms(fp['p50'])} / "
             f"{_ms(fp['p95'])} from the phase start ({r['reacted']} of {r['episodes']} misfit "
             f"episodes moved up, {r['in_place']} fitted again in place, {r['open']} open)")
+
+
+def push_section(m):
+    """Markdown lines: the push decisions and where the capped tasks ran, if either applies."""
+    p, c = m.get("push"), m.get("capped")
+    if p is None and c is None:
+        return []
+    out = ["### Push and capped tasks", ""]
+    if p is None:
+        out += ["Push decisions: not traced by this kernel.", ""]
+    else:
+        trig = list(p["by_trigger"])
+        out += ["| push decision outcome | " + " | ".join(trig) + " | all |",
+                "|---|" + "---|" * (len(trig) + 1)]
+        out += [f"| {o} | " + " | ".join(str(p["by_trigger_outcome"][t].get(o, 0)) for t in trig)
+                + f" | {n} |" for o, n in p["by_outcome"].items()]
+        out += ["| all | " + " | ".join(str(p["by_trigger"][t]) for t in trig)
+                + f" | {p['decisions']} |", "",
+                "Why the tasks qualified: " + ", ".join(f"{w}: {n}" for w, n in p["by_why"].items())
+                + f". Moves by push: {p['moves']}"
+                + "".join(f", {r}: {n}" for r, n in p["moves_by_reason"].items()) + ".", ""]
+    if c is not None:
+        settle = f"{c['settle_ns'] / 1e6:g} ms"
+        out += [f"Capped tasks ({c['threads']} threads with util_max "
+                f"{', '.join(str(u) for u in c['util_max'])}): {_pct(c['p_share'])} of their run time "
+                f"on P-cores, {_pct(c['p_share_settled'])} from {settle} after each one's first run; "
+                f"{_ms(c['stacked_ns'])} ms with two or more on one CPU while an allowed CPU of the "
+                f"same type held none, {_ms(c['stacked_settled_ns'])} ms after settling.", "",
+                "| thread | task | on P-cores | after settling | piled (ms) | piled after settling (ms) |",
+                "|---|---|---|---|---|---|"]
+        for pid, t in sorted(m["tasks"].items(), key=lambda kv: kv[1]["thread"]):
+            if "capped" in t:
+                x = t["capped"]
+                out.append(f"| {t['thread']} (pid {pid}) | {t['task']} | {_pct(x['p_share'])} | "
+                           f"{_pct(x['p_share_settled'])} | {_ms(x['stacked_ns'])} | "
+                           f"{_ms(x['stacked_settled_ns'])} |")
+        out.append("")
+    return out
 
 
 def run_section(m):
@@ -65,7 +107,9 @@ def run_section(m):
             f"| wakeup latency p50 / p95 / p99 / max (us) | {_us(lat['p50'])} / {_us(lat['p95'])} / "
             f"{_us(lat['p99'])} / {_us(lat['max'])} ({lat['n']} wakeups) |",
             f"| energy as placed / oracle (mJ) | {e['estimated_mj']:.1f} / {e['oracle_mj']:.1f}"
-            + (f" = {e['ratio']:.3f}" if e["ratio"] else "") + " |",
+            + (f" = {e['ratio']:.3f}" if e["ratio"] else "")
+            + f" (the kernel's own placement cheaper than the search in {e['kernel_cheaper_buckets']}"
+            f" of {e['buckets']} buckets) |",
             f"| CPU time outside the profile | {m['outside']['share']:.2%} |",
             f"| trace | {m['trace']['records']} events, {m['trace']['lost_events']} lost |", "",
             "| thread | task | run time (s) | on E / P / LPE (s) | migrations s/u/d | stuck (ms) |"
@@ -88,7 +132,7 @@ def run_section(m):
     out += ["", f"Fidelity ({speed}): {f.get('reason') or 'delivered speed within bounds'}"
             + (" (per-CPU median loops/us: " + ", ".join(f"CPU{c} {s:.2f}" for c, s in f["per_cpu"].items()) + ")"
                if f.get("per_cpu") else ""), ""]
-    return out
+    return out + push_section(m)
 
 
 def _html(md_lines):

@@ -57,3 +57,33 @@ def running_at(sl, times, ncpus):
         out[ok, cpu] = s["pid"].to_numpy()[idx[ok]]
     return out
 
+
+def queued_on(tables, pids):
+    """{pid: (ts, cpu)}: from each ts on, the CPU whose runqueue holds the thread
+    (running or waiting there), -1 while it sleeps or before it is seen.
+
+    A switch-in puts it on that CPU, a switch-out keeps it there if it stays
+    runnable (RUNNABLE_STATES) and takes it off otherwise, a wakeup puts it on the
+    target CPU, a migration moves it to the destination (runnable or not)."""
+    sw, wk, mig = tables["switch"], tables["wakeup"], tables["migrate"]
+    mig = mig[mig["pid"].isin(pids)]
+    wk = wk[wk["kind"].isin(["wakeup", "new"]) & wk["pid"].isin(pids)]
+    outs, ins = sw[sw["prev_pid"].isin(pids)], sw[sw["next_pid"].isin(pids)]
+    parts = [  # (ts, pid, cpu, runnable: 1, 0 or NaN for unchanged, order at equal ts)
+        (mig["ts"], mig["pid"], mig["dest_cpu"], np.nan, 0),
+        (wk["ts"], wk["pid"], wk["target_cpu"], 1.0, 1),
+        (outs["ts"], outs["prev_pid"], outs["cpu"],
+         outs["prev_state"].isin(RUNNABLE_STATES).astype(float).to_numpy(), 2),
+        (ins["ts"], ins["next_pid"], ins["cpu"], 1.0, 3),
+    ]
+    ev = pd.concat([pd.DataFrame({"ts": ts.to_numpy(), "pid": pid.to_numpy(), "cpu": cpu.to_numpy(),
+                                  "runnable": runnable, "order": order})
+                    for ts, pid, cpu, runnable, order in parts])
+    ev = ev.sort_values(["pid", "ts", "order"], kind="stable")
+    ev["runnable"] = ev.groupby("pid")["runnable"].ffill().fillna(0)
+    on = np.where(ev["runnable"].to_numpy() > 0, ev["cpu"].to_numpy(), -1)
+    ev = ev.assign(on=on)
+    out = {int(p): (g["ts"].to_numpy(np.int64), g["on"].to_numpy(np.int64))
+           for p, g in ev.groupby("pid")}
+    empty = np.zeros(0, np.int64)
+    return {int(p): out.get(int(p), (empty, empty)) for p in pids}

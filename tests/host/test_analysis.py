@@ -25,7 +25,7 @@ from conftest import TOP, run
 from synth import MS, REPORT, Trace, kernel_reasons, make_run, write_em
 
 sys.path.insert(0, os.path.join(TOP, "analysis"))
-from easan import causes  # noqa: E402
+from easan import causes, metrics as metrics_mod  # noqa: E402
 
 E_COSTS, P_COSTS = [104, 105, 106, 107], [130, 131, 132, 133]
 
@@ -139,6 +139,13 @@ def test_every_kernel_reason_has_a_cause():
         "fair_push": "push", "fair_push_tick": "push"}
 
 
+def test_every_placement_reason_has_an_ab_row():
+    # The series' enum sched_placement_reason, "none" aside, is among the heuristics the
+    # analysis lists (each gets its A/B row); fewer_runnable may come before the kernel.
+    reasons = kernel_reasons("SCHED_PLACE")
+    assert reasons[0] == "none" and set(reasons[1:]) <= set(metrics_mod.PLACEMENT_REASONS)
+
+
 def test_new_causes_reach_plots_and_ab(tmp_path):
     # Moves of each new cause in both groups: the A/B rows list them in ORDER and
     # the figures draw them (each cause its own colour).
@@ -213,8 +220,12 @@ def test_placement_decisions_not_traced(tmp_path):
     assert m["placement_decisions"] is None
     assert m["tasks"]["100"]["placement_decisions"] is None
     with open(out / "comparison.json", encoding="utf-8") as f:
-        tie = {row["name"]: row for row in json.load(f)["rows"]}["equal-energy moves (EAS_SPARE_TIE)"]
+        rows = {row["name"]: row for row in json.load(f)["rows"]}
+    tie = rows["placement decisions: spare_tie"]
     assert (tie["n_a"], tie["b"], tie["n_b"]) == (0, 1, 1)
+    # Every heuristic the analysis knows has its row once a kernel traced the event.
+    fewer = rows["placement decisions: fewer_runnable"]
+    assert (fewer["n_a"], fewer["b"], fewer["n_b"]) == (0, 0, 1)
     with open(out / "report.md", encoding="utf-8") as f:
         assert "| placement heuristics that overrode mainline | not traced by this kernel |" \
             in f.read()
@@ -319,7 +330,7 @@ def test_ab_table_with_confidence_interval(tmp_path):
     assert rows["migrations"]["a"] == 4 and rows["migrations"]["delta"] == 0
     assert rows["migrations"]["delta_ci"] == 0
     # A heuristic that never fired in B counts 0 there, not "not measured".
-    tie = rows["equal-energy moves (EAS_SPARE_TIE)"]
+    tie = rows["placement decisions: spare_tie"]
     assert (tie["a"], tie["b"], tie["n_b"], tie["delta"]) == (1, 0, 2, -1)
     for name in ("report.html", "report.md", "metrics.json", "causes.png", "energy.png",
                  "latency.png", "run0-timeline.png"):

@@ -1,0 +1,107 @@
+"""Where the capped tasks ran: the threads of the profile's tasks with a util_max key.
+
+Capped CPU-bound tasks never make the system overutilized, so no balance moves
+them: wherever fork put them they stay, unless a push moves them. Over the
+profile's window:
+
+- p_share: their run time on the highest-capacity CPUs (P-cores) over their
+  run time (sched_switch slices).
+- stacked_ns: the time during which some CPU holds two or more of them
+  (running or queued there: schedule.queued_on) while another CPU of the same
+  type and capacity, in the affinity of one of those on the first, holds none
+  of them. A thread's own stacked_ns is the time it was one of such a pile.
+- the same "_settled": run time from settle_ns after the thread's first
+  switch-in (anywhere in the trace); piles of threads past that point only (a
+  CPU that holds a thread still settling is not free, but that thread does not
+  make a pile).
+"""
+import numpy as np
+import pandas as pd
+
+from .affinity import allowed_masks
+from .rtapp import phase_starts
+from .schedule import queued_on
+
+SETTLE_NS = 50_000_000
+
+
+def _share(sl, pids, top_cpus, since):
+    """{pid: (run ns, ns on top_cpus)} of the slices from since[pid] on."""
+    mine = sl[sl["pid"].isin(pids)]
+    start = np.maximum(mine["start"].to_numpy(), mine["pid"].map(since).to_numpy())
+    dur = pd.Series(np.maximum(mine["end"].to_numpy() - start, 0), index=mine["pid"].to_numpy())
+    run_ns = dur.groupby(level=0).sum()
+    top_ns = dur[mine["cpu"].isin(top_cpus).to_numpy()].groupby(level=0).sum()
+    return {p: (int(run_ns.get(p, 0)), int(top_ns.get(p, 0))) for p in pids}
+
+
+def _piles(run, pids, first, t0, t1, settle_ns):
+    """({pid: stacked ns}, {pid: settled stacked ns}, run's stacked ns, settled)."""
+    plat = run.platform
+    n = plat.ncpus
+    queued = queued_on(run.tables, pids)
+    cuts = [np.array([t0], np.int64)] + [ts for ts, _ in queued.values()]
+    cuts += [np.array([first[p] + settle_ns for p in pids if first[p] < t1], np.int64)]
+    cuts += [phase_starts(run.tables["markers"], p)[0].astype(np.int64) for p in pids]
+    times = np.unique(np.concatenate(cuts))
+    times = times[(times >= t0) & (times < t1)]
+    dur = np.diff(np.append(times, t1))
+    on = np.empty((len(times), len(pids)), np.int64)
+    for i, p in enumerate(pids):
+        ts, cpu = queued[p]
+        k = np.searchsorted(ts, times, side="right") - 1
+        on[:, i] = np.where(k >= 0, cpu[np.maximum(k, 0)] if len(cpu) else -1, -1)
+    settled = times[:, None] >= np.array([first[p] + settle_ns for p in pids])[None, :]
+    allowed = allowed_masks(run, times, set(pids))
+    group = {c: g for g in plat.groups() for c in g}
+    sibling = np.array([[c2 != c and c2 in group[c] for c2 in range(n)] for c in range(n)])
+    rows = np.arange(len(times))
+    count = np.zeros((len(times), n), int)
+    np.add.at(count, (rows[:, None].repeat(len(pids), 1)[on >= 0], on[on >= 0]), 1)
+    free = (count == 0)[:, None, :] & sibling[None, :, :]    # [time, cpu, other cpu]
+    out = []
+    for only_settled in (False, True):
+        counted = (on >= 0) & (settled if only_settled else True)
+        here = np.zeros((len(times), n), int)
+        reach = np.zeros((len(times), n, n), bool)    # CPUs the threads on a CPU may use
+        for i, p in enumerate(pids):
+            k = np.flatnonzero(counted[:, i])
+            here[k, on[k, i]] += 1
+            reach[k, on[k, i]] |= allowed[p][k]
+        pile = (here >= 2) & (reach & free).any(axis=2)
+        mine = {p: int(dur[counted[:, i] & pile[rows, np.maximum(on[:, i], 0)]].sum())
+                for i, p in enumerate(pids)}
+        out.append((mine, int(dur[pile.any(axis=1)].sum())))
+    (per, total), (per_s, total_s) = out
+    return per, per_s, total, total_s
+
+
+def compute(run, sl, t0, t1, settle_ns=SETTLE_NS):
+    """(the run's figures, {pid: the thread's}), or (None, {}) without capped tasks."""
+    pids = sorted(run.capped_pids)
+    if not pids:
+        return None, {}
+    sw = run.tables["switch"]
+    ins = sw[sw["next_pid"].isin(pids)].groupby("next_pid")["ts"].min()
+    first = {p: int(ins.get(p, t1)) for p in pids}
+    caps = [run.platform.capacity(c) for c in range(run.platform.ncpus)]
+    top = [c for c, cap in enumerate(caps) if cap == max(caps)]
+    share = _share(sl, pids, top, {p: 0 for p in pids})
+    settled = _share(sl, pids, top, {p: first[p] + settle_ns for p in pids})
+    per, per_s, total, total_s = _piles(run, pids, first, t0, t1, settle_ns)
+
+    def ratio(a, b):
+        return a / b if b else None
+
+    def figures(sh, st, pile, pile_s):
+        return {"run_ns": sh[0], "p_ns": sh[1], "p_share": ratio(sh[1], sh[0]),
+                "run_settled_ns": st[0], "p_settled_ns": st[1],
+                "p_share_settled": ratio(st[1], st[0]),
+                "stacked_ns": pile, "stacked_settled_ns": pile_s}
+
+    threads = {p: figures(share[p], settled[p], per[p], per_s[p]) for p in pids}
+    whole = figures([sum(share[p][i] for p in pids) for i in (0, 1)],
+                    [sum(settled[p][i] for p in pids) for i in (0, 1)], total, total_s)
+    whole.update(threads=len(pids), settle_ns=settle_ns,
+                 util_max=sorted({run.uclamp(p)[1] for p in pids}))
+    return whole, threads
