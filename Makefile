@@ -8,7 +8,7 @@ BUILD := $(CURDIR)/build
 KERNEL ?= patched
 KCONFIG ?= default
 PROFILE ?= rt-app-profiles/smoke.json
-DEMO_PROFILE ?= rt-app-profiles/big-small-mix.json
+DEMO_PROFILE ?= rt-app-profiles/capped-hogs.json
 export CPUS CMDLINE TIMEOUT MEM ACCEL SETUP SETUPS PLATFORM
 
 READER := $(BUILD)/analysis/eas-trace-reader
@@ -16,7 +16,8 @@ RUNS ?=
 VS ?=
 
 .PHONY: all deps kernel kernels initramfs run demo check check-host check-guest \
-	check-debug debug-check clean help analysis report bench-analysis bench-speed experiments prefixes
+	check-debug debug-check clean help analysis report bench-analysis bench-speed bench-push \
+	experiments prefixes soak
 
 all: help
 
@@ -29,7 +30,9 @@ help:
 	@echo "make bench-analysis       analysis speed vs trace-cmd report on a 1 M-event trace"
 	@echo "make prefixes             every prefix of the series builds (slow)"
 	@echo "make bench-speed [REPS=n] capacity-faithful speed: E-core vs P-core run time"
+	@echo "make bench-push [REPS=n]  fair push on/off: hackbench and a pipe ping-pong, interleaved"
 	@echo "make experiments [EXPERIMENTS=name] [REPS=n]  repeated A/B runs (layouts)"
+	@echo "make soak                 200 CPU offline/online cycles while pushes fire (debug kernel)"
 	@echo "make debug-check          every profile on the debug (lockdep) kernel"
 	@echo "make clean                remove build/ (the ccache stays)"
 
@@ -66,6 +69,18 @@ prefixes: deps
 # Not a test: capacity-faithful speed (E/P run time, P-core overhead), two boots per REPS.
 bench-speed: kernels initramfs
 	@analysis/bench_speed.py
+
+# Not a test: the fair push's cost on hackbench and a pipe ping-pong, push on/off
+# interleaved in one boot of the patched kernel; REPS=n (default 10) pairs.
+bench-push: kernels initramfs
+	@analysis/bench_push.py
+
+# Not part of check: the hotplug test's job with 200 cycles instead of 20.
+soak: deps initramfs
+	@guest/kernel.sh patched debug
+	@run=$$(SETUP=guest/setups/hotplug-soak.sh JOB=guest/jobs/hotplug-push.sh \
+		TIMEOUT=$${TIMEOUT:-3600} guest/run.sh rt-app-profiles/capped-hogs.json patched debug) && \
+		$(PYTHON) tests/push_hotplug.py "$$(tail -n 1 <<<"$$run")" 200
 
 # Repeated A/B runs (the energy-model layouts' behaviour); REPS=n, default 3.
 experiments: kernels initramfs $(READER)

@@ -97,7 +97,9 @@ TRACE_BUFFER_KB=32768
 # (trace.dat), the rt-app logs (rt-app/), rt-app's output, the kernel's view
 # of the threads with util_min/util_max/slice_us keys (proc-sched.txt), the
 # scheduler's state (save_state) and guest-stats.txt. SETUP, a snippet, is
-# sourced first (in this shell: it may exit). Succeeds when rt-app did.
+# sourced first (in this shell: it may exit, or set RTAPP_CGROUP, see run_rtapp;
+# then the cgroup's cpu.stat after the replay goes to cgroup-cpu.stat). Succeeds
+# when rt-app did.
 replay_profile() {
 	_job=$1
 	_out=$2
@@ -164,12 +166,16 @@ replay_profile() {
 		# Evidence that the attributes stay in force: the kernel's view of those
 		# threads one second after they appear (rt-app creates them late).
 		proc_sched_snapshot "$_job" > "$_out/proc-sched.txt" &
-		LD_PRELOAD=$_shim EAS_SCHED_ATTRS="$_job/sched-attrs.txt" \
-			rt-app "$_job/rt-app.json" > "$_out/rt-app.stdout" 2>&1
+		(
+			export LD_PRELOAD="$_shim" EAS_SCHED_ATTRS="$_job/sched-attrs.txt"
+			run_rtapp "$_job/rt-app.json" > "$_out/rt-app.stdout" 2>&1
+		)
 	else
-		rt-app "$_job/rt-app.json" > "$_out/rt-app.stdout" 2>&1
+		run_rtapp "$_job/rt-app.json" > "$_out/rt-app.stdout" 2>&1
 	fi
 	_rtapp_rc=$?
+	# The cgroup's throttling totals (nr_throttled, throttled_usec...), if any.
+	[ -z "${RTAPP_CGROUP:-}" ] || cat "$RTAPP_CGROUP/cpu.stat" > "$_out/cgroup-cpu.stat"
 	children_ticks > /tmp/ch1
 	_busy1=$(cpu_busy)
 	trace-cmd stop
@@ -201,6 +207,17 @@ kernel=$(uname -r)
 cpus_online=$(cat /sys/devices/system/cpu/online)
 STATS
 	[ "$_rtapp_rc" = 0 ]
+}
+
+# run_rtapp ARGS...: rt-app, in the cgroup v2 directory RTAPP_CGROUP when a SETUP
+# snippet set one (guest/setups/cgroup-throttle.sh), the job's shell staying out.
+run_rtapp() {
+	if [ -n "${RTAPP_CGROUP:-}" ]; then
+		# shellcheck disable=SC2016
+		sh -c 'echo $$ > "$0/cgroup.procs" && exec rt-app "$@"' "$RTAPP_CGROUP" "$@"
+	else
+		rt-app "$@"
+	fi
 }
 
 # cpu_busy: busy CPU time of the whole system so far, in USER_HZ ticks.
