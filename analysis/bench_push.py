@@ -19,7 +19,7 @@ folders of earlier boots as arguments it analyses those instead; several boots a
 pooled by their precision (easan.pooling.pooled).
 
   REPS (default 10), BENCH_GROUPS and BENCH_LOOPS (hackbench -g/-l, default 4
-  and 50), BENCH_ROUNDS (ping-pong round trips, default 5000), TIMEOUT.
+  and 50), BENCH_ROUNDS (ping-pong round trips, default 1000), TIMEOUT.
 """
 import collections
 import math
@@ -104,7 +104,7 @@ def main(argv):
     if not folders:
         reps = positive_int("REPS", 10)
         job = job_copy(reps, positive_int("BENCH_GROUPS", 4), positive_int("BENCH_LOOPS", 50),
-                       positive_int("BENCH_ROUNDS", 5000))
+                       positive_int("BENCH_ROUNDS", 1000))
         folders = [boot(job)]
     data = [read(f) for f in folders]
     print(f"push on / push off, {len(folders)} boot(s); target: at most "

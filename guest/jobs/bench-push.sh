@@ -17,7 +17,7 @@ out=$job/..
 REPS=10
 HB_GROUPS=4
 HB_LOOPS=50
-ROUNDS=5000
+ROUNDS=1000
 # shellcheck source=guest/jobs/lib.sh
 . "$job/lib.sh"
 
