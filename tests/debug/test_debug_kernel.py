@@ -88,3 +88,14 @@ def test_spare_tie_on_debug_kernel(tmp_path):
     m = analysed("many-small", tmp_path, kconfig="debug", CMDLINE="hybrid_em.layout=v0.21",
                  SETUP=os.path.join(TOP, "guest", "setups", "eas-spare-tie.sh"))
     assert m["placement_decisions"].get("spare_tie", 0) >= 1, m["placement_decisions"]
+
+
+def test_every_move_has_a_reason_on_debug_kernel(tmp_path):
+    """RT push and pull, affinity, balance and wakeup moves: the kernel names each
+    (set_task_cpu() takes the reason and WARNs without one on this kernel, which
+    fails the run), and the analysis finds no move of a profile thread without one."""
+    m = analysed("rt-mix", tmp_path, kconfig="debug")
+    reasons = m["migrations"]["by_reason"]
+    assert m["unknown_moves"] == 0, reasons
+    assert "affinity" in reasons, reasons
+    assert {"rt_push", "rt_pull"} & set(reasons), reasons
