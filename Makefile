@@ -16,7 +16,7 @@ RUNS ?=
 VS ?=
 
 .PHONY: all deps kernel kernels initramfs run demo check check-host check-guest \
-	check-debug debug-check clean help analysis report bench-analysis bench-speed bench-push \
+	check-debug debug-check clean help analysis report bench-analysis bench-speed bench-push bench-trace \
 	experiments prefixes soak
 
 all: help
@@ -24,13 +24,14 @@ all: help
 help:
 	@echo "make demo                 install, build both kernels, run $(DEMO_PROFILE) on each, A/B report"
 	@echo "make check                every test (host and guest)"
-	@echo "make run PROFILE=F [KERNEL=base|patched] [KCONFIG=default|debug] [CPUS=n] [CMDLINE=...]"
+	@echo "make run PROFILE=F [KERNEL=base|patched|notrace] [KCONFIG=default|debug] [CPUS=n] [CMDLINE=...]"
 	@echo "make kernel [KERNEL=..] [KCONFIG=..], make kernels, make initramfs, make deps"
 	@echo "make report RUNS='dir...' [VS='dir...']  report.html/md + metrics.json (A/B with VS)"
 	@echo "make bench-analysis       analysis speed vs trace-cmd report on a 1 M-event trace"
 	@echo "make prefixes             every prefix of the series builds (slow)"
 	@echo "make bench-speed [REPS=n] capacity-faithful speed: E-core vs P-core run time"
 	@echo "make bench-push [REPS=n]  fair push on/off: hackbench and a pipe ping-pong, interleaved"
+	@echo "make bench-trace [REPS=n] trace events off vs a kernel without them (notrace), interleaved boots"
 	@echo "make experiments [EXPERIMENTS=name] [REPS=n]  repeated A/B runs (layouts)"
 	@echo "make soak                 200 CPU offline/online cycles while pushes fire (debug kernel)"
 	@echo "make debug-check          every profile on the debug (lockdep) kernel"
@@ -74,6 +75,11 @@ bench-speed: kernels initramfs
 # interleaved in one boot of the patched kernel; REPS=n (default 10) pairs.
 bench-push: kernels initramfs
 	@analysis/bench_push.py
+
+# The trace events' cost while off: base against the series cut before them.
+bench-trace: kernels initramfs
+	@guest/kernel.sh notrace default
+	@analysis/bench_trace.py
 
 # Not part of check: the hotplug test's job with 200 cycles instead of 20.
 soak: deps initramfs

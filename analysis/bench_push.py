@@ -46,15 +46,15 @@ def positive_int(name, default):
     return int(value)
 
 
-def job_copy(reps, groups, loops, rounds):
-    """The job with its defaults replaced (guest/jobs/bench-push.sh reads no environment)."""
+def job_copy(reps, groups, loops, rounds, out=os.path.join(TOP, "build", "bench-push")):
+    """The job, written to OUT, with its defaults replaced (guest/jobs/bench-push.sh reads
+    no environment)."""
     with open(JOB, encoding="utf-8") as f:
         text = f.read()
     for key, value in (("REPS", reps), ("HB_GROUPS", groups), ("HB_LOOPS", loops),
                        ("ROUNDS", rounds)):
         text, n = re.subn(rf"^{key}=\d+$", f"{key}={value}", text, count=1, flags=re.M)
         assert n == 1, key
-    out = os.path.join(TOP, "build", "bench-push")
     os.makedirs(out, exist_ok=True)
     path = os.path.join(out, "bench-push.sh")
     with open(path, "w", encoding="utf-8") as f:

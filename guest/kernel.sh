@@ -4,7 +4,8 @@
 #   guest/kernel.sh KERNEL [KCONFIG]
 #   guest/kernel.sh --prefixes       build every prefix of the series (slow)
 #
-# KERNEL is base (the series up to "# base-end") or patched (the whole series);
+# KERNEL is base (the series up to "# base-end"), patched (the whole series) or
+# notrace (up to "# notrace-end": the simulated platform without the trace events);
 # KCONFIG is default or debug. The tarball is extracted once into build/linux and put
 # under git. All kernels build from one worktree (build/src) into their own object
 # directory (build/obj/ID): switching kernels rewrites only the files the series
@@ -20,7 +21,7 @@ if [ "${1:-}" = --prefixes ]; then
 	prefixes=1
 	set -- patched default
 fi
-kernel=${1:?usage: kernel.sh base|patched [default|debug] | --prefixes}
+kernel=${1:?usage: kernel.sh notrace|base|patched [default|debug] | --prefixes}
 kconfig=${2:-default}
 check_kernel_name "$kernel"
 check_kconfig_name "$kconfig"
@@ -58,11 +59,11 @@ prepare_repo() {
 }
 
 # Apply the whole series on top of pristine (in the main worktree, which is never
-# built) and tag the result; base is the same chain cut at "# base-end".
+# built) and tag the result series-patched; every other kernel is the same chain cut
+# at its "# NAME-end" line, tagged series-NAME.
 apply_series() {
-	local stamp n_all n_base p
+	local stamp p k list n_all
 	mapfile -t all < <(series_patches patched)
-	mapfile -t base < <(series_patches base)
 	stamp=$(cd "$TOP/patches" && sha_of_files series "${all[@]}")
 	if [ "$(cat "$REPO/.series-stamp" 2>/dev/null)" = "$stamp" ] &&
 		git -C "$REPO" rev-parse -q --verify series-patched >/dev/null; then
@@ -86,9 +87,10 @@ apply_series() {
 		[ -z "$notes" ] || git -C "$REPO" notes add -f -m "$notes" HEAD
 	done
 	n_all=${#all[@]}
-	n_base=${#base[@]}
-	git -C "$REPO" tag -f series-patched HEAD >/dev/null
-	git -C "$REPO" tag -f series-base "HEAD~$((n_all - n_base))" >/dev/null
+	for k in $ALL_KERNELS; do
+		list=$(series_patches "$k")
+		git -C "$REPO" tag -f "series-$k" "HEAD~$((n_all - $(wc -w <<<"$list")))" >/dev/null
+	done
 	echo "$stamp" >"$REPO/.series-stamp"
 }
 

@@ -16,13 +16,16 @@ info() {
 	printf '%s: %s\n' "${0##*/}" "$*" >&2
 }
 
-# The kernels `make run` knows; KERNEL= must be one of them.
+# The kernels a demo compares, and every kernel `make run` knows (KERNEL= must be one
+# of them): notrace is the series cut before the trace events, for measuring what
+# they cost (make bench-trace).
 KERNELS="base patched"
+ALL_KERNELS="notrace $KERNELS"
 
 check_kernel_name() {
-	case " $KERNELS " in
+	case " $ALL_KERNELS " in
 	*" $1 "*) ;;
-	*) die "unknown KERNEL '$1' (expected one of: $KERNELS)" ;;
+	*) die "unknown KERNEL '$1' (expected one of: $ALL_KERNELS)" ;;
 	esac
 }
 
@@ -39,14 +42,23 @@ kernel_id() {
 	if [ "$2" = default ]; then echo "$1"; else echo "$1-$2"; fi
 }
 
-# Patches of the series, one per line, in order; $1 = base|patched.
-# The series file lists patches in order; the line "# base-end" marks the end of the
-# prefix that makes the base kernel.
+# Patches of the series, one per line, in order; $1 = a kernel name. The series file
+# lists patches in order; a line "# NAME-end" (base-end, notrace-end) marks the end of
+# the prefix that makes kernel NAME; patched is the whole list. A kernel other than
+# patched without its marker is an error, not the whole series.
 series_patches() {
 	awk -v want="$1" '
-		/^#[[:space:]]*base-end/ { if (want == "base") exit; next }
+		/^#[[:space:]]*[a-z]+-end[[:space:]]*$/ {
+			name = $0
+			sub(/^#[[:space:]]*/, "", name)
+			sub(/-end[[:space:]]*$/, "", name)
+			if (name == want) { found = 1; exit }
+			next
+		}
 		/^[[:space:]]*(#|$)/ { next }
-		{ print $1 }' "$TOP/patches/series"
+		{ print $1 }
+		END { if (want != "patched" && !found) exit 1 }' "$TOP/patches/series" ||
+		die "patches/series has no \"# $1-end\" line"
 }
 
 sha_of_files() {
