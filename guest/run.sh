@@ -126,7 +126,7 @@ for replay in "$run"/replays/*/; do
 	cp "$run/profile.json" "$run/kernel.json" "$replay/"
 	[ ! -f "$run/qemu-args.txt" ] || cp "$run/qemu-args.txt" "$replay/"
 	"$PY" "$TOP/guest/run_record.py" "$replay" "$status" "$profile" "$kernel" "$kconfig"
-	info "replay $(cat "$replay/guest/setup-name" 2>/dev/null): $replay"
+	info "replay $(cat "$replay/guest/setup-name" 2>/dev/null || basename "$replay"): $replay"
 done
 echo "$run"
 case "$status" in
