@@ -63,12 +63,12 @@ def test_attributes_precede_the_first_event(profile, tmp_path):
     seen, first = attrs_before_first_event(prints)
     procs = proc_sched(run_dir)
     if profile == "capped-hogs":
-        # Six capped threads; uclamp only: the slice stays the default one.
-        assert len(seen) == 6 and set(seen) <= set(first)
-        assert all(a == {"util_min": 0, "util_max": 300, "slice_ns": base_slice_ns(run_dir)}
+        # Eight capped threads; uclamp only: the slice stays the default one.
+        assert len(seen) == 8 and set(seen) <= set(first)
+        assert all(a == {"util_min": 0, "util_max": 100, "slice_ns": base_slice_ns(run_dir)}
                    for a in seen.values()), seen
-        assert len(procs) == 6
-        assert all(p["uclamp.max"] == 300 and p["se.slice"] == base_slice_ns(run_dir)
+        assert len(procs) == 8
+        assert all(p["uclamp.max"] == 100 and p["se.slice"] == base_slice_ns(run_dir)
                    for p in procs.values()), procs
     else:
         assert len(seen) == 1 and set(seen) <= set(first)
