@@ -10,7 +10,7 @@ order reversed every other repetition, so that the host's speed drift, which mov
 single runs by tens of percent here, falls on both settings alike.
 
 Per workload it prints the mean of the repetitions' on/off time ratios with its
-95 % CI (easan.compare.stats: each repetition is a pair measured side by side),
+95 % CI (easan.stats.mean_ci: each repetition is a pair measured side by side),
 the ratio of the mean times with its delta-method CI (easan.pooling.ratio_of_means,
 a cross-check that ignores the pairing) and a verdict against the target of at
 most 1 % overhead: "inconclusive" when the CI is wider than +-1 %, else "met"
@@ -30,7 +30,7 @@ import sys
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(TOP, "analysis"))
-from easan.compare import stats, t95  # noqa: E402
+from easan.stats import mean_ci, t_quantile  # noqa: E402
 from easan.pooling import pooled, ratio_of_means  # noqa: E402
 
 JOB = os.path.join(TOP, "guest", "jobs", "bench-push.sh")
@@ -117,8 +117,8 @@ def main(argv):
             ratios, on, off = paired(d.get(workload, {}))
             if len(ratios) < 2:
                 continue
-            mean, half, n = stats(ratios)
-            per_boot.append((mean, half / t95(n - 1)))
+            mean, half, n = mean_ci(ratios)
+            per_boot.append((mean, half / t_quantile(n - 1)))
             rom.append(ratio_of_means(on, off))
             n_pairs += n
             off_all += off
@@ -126,9 +126,9 @@ def main(argv):
             print(f"{workload:<18} {n_pairs:>5}  fewer than two pairs")
             continue
         if len(per_boot) == 1:
-            mean, half, _ = stats(paired(data[0][workload])[0])
+            mean, half, _ = mean_ci(paired(data[0][workload])[0])
             rmean, rse = rom[0]
-            rhalf = t95(n_pairs - 1) * rse
+            rhalf = t_quantile(n_pairs - 1) * rse
         else:
             mean, half, _ = pooled(per_boot)
             rmean, rhalf, _ = pooled(rom)

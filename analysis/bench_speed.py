@@ -39,7 +39,7 @@ import sys
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(TOP, "analysis"))
 from easan import rtapp  # noqa: E402
-from easan.compare import stats  # noqa: E402
+from easan.stats import mean_ci  # noqa: E402
 from easan.fidelity import (alternating_blocks, option_state, read_faithful_stats,  # noqa: E402
                             read_flips)
 from easan.pooling import pooled, ratio_of_means  # noqa: E402
@@ -188,7 +188,7 @@ def summary(name, estimates, bound=None, slowdown=False):
         print(f"{name}: no replays")
         return
     mean, ci, tau = pooled(estimates)
-    plain, plain_ci, _ = stats([v for v, _ in estimates])
+    plain, plain_ci, _ = mean_ci([v for v, _ in estimates])
     if slowdown:
         val, wid = (lambda v: f"{v - 1:+.1%}"), (lambda w: f"{w:.1%}")  # noqa: E731
     else:
@@ -235,7 +235,7 @@ def main(argv):
             off_e_over_p)
     summary("E-core run over P-core run with the option", e_over_p,
             (want * 0.95, want * 1.05, f"{want:.3f} +/- 5 %"))
-    g, g_ci, n = stats(shares)
+    g, g_ci, n = mean_ci(shares)
     if n:
         print(f"E-core busy time given away by the option: {g:.3f} +/- {g_ci:.3f}, "
               f"target {1 - 1 / want:.3f}")

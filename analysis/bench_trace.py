@@ -24,7 +24,7 @@ import sys
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(TOP, "analysis"))
 from bench_push import WORKLOADS, job_copy, positive_int, read, verdict  # noqa: E402
-from easan.compare import stats  # noqa: E402
+from easan.stats import mean_ci  # noqa: E402
 
 KERNELS = ("base", "notrace")
 SETUP = os.path.join(TOP, "guest", "setups", "events-off.sh")
@@ -74,7 +74,7 @@ def main(argv):
         if len(ratios) < 2:
             print(f"{workload:<18} {len(ratios):>5}  fewer than two pairs")
             continue
-        mean, half, n = stats(ratios)
+        mean, half, n = mean_ci(ratios)
         off = sum(b[workload] for _, b in pairs if workload in b) / n
         print(f"{workload:<18} {n:>5}  {mean:>10.4f} +- {half:<8.4f}  {off:>11.3f}  "
               f"{verdict(mean, half)}")

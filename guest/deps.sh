@@ -7,7 +7,7 @@ set -euo pipefail
 PACKAGES=(
 	linux-source-6.12 qemu-system-x86 rt-app rt-tests trace-cmd busybox-static
 	libtracecmd-dev libtraceevent-dev libtracefs-dev pkg-config
-	python3-matplotlib python3-pandas python3-numpy python3-pytest
+	python3-matplotlib python3-pandas python3-numpy python3-scipy python3-pytest
 	build-essential bc bison flex libelf-dev libssl-dev cpio xz-utils zstd dwarves
 	ccache file shellcheck
 )

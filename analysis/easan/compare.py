@@ -1,15 +1,10 @@
-"""A/B: two groups of runs side by side, with deltas and 95 % confidence intervals."""
+"""A/B: two groups of runs side by side, with deltas and 95 % confidence intervals
+(stats.py: Student's t for a group's mean, Welch's for the delta)."""
 import math
 
-import numpy as np
-
-from . import latency, push
+from . import latency, push, stats
 from .causes import ORDER
 from .metrics import PLACEMENT_REASONS
-
-# Two-sided 95 % Student t quantiles by degrees of freedom (no scipy needed).
-_T95 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365,
-        8: 2.306, 9: 2.262, 10: 2.228, 15: 2.131, 20: 2.086, 30: 2.042}
 
 # (name, path into metrics.json, unit, scale)
 ROWS = [
@@ -59,13 +54,6 @@ POOLED_ROWS = [
 ]
 
 
-def t95(df):
-    if df <= 0:
-        return math.nan
-    keys = sorted(k for k in _T95 if k <= df)
-    return _T95[keys[-1]] if keys else math.nan
-
-
 _COUNTS = {path for _, path, _ in COUNT_ROWS}
 
 
@@ -101,16 +89,6 @@ def _pooled(runs, path, key, pct, scale):
     return (math.nan if v is None else v * scale), len(values)
 
 
-def stats(values):
-    """(mean, half-width of the 95 % CI or nan, n)."""
-    v = np.array([x for x in values if x is not None], dtype=float)
-    if not len(v):
-        return math.nan, math.nan, 0
-    if len(v) == 1:
-        return float(v[0]), math.nan, 1
-    return float(v.mean()), t95(len(v) - 1) * float(v.std(ddof=1)) / math.sqrt(len(v)), len(v)
-
-
 def table(a, b):
     """Rows {name, unit, a, a_ci, b, b_ci, delta, delta_ci, n_a, n_b} for groups a and b;
     none for a metric that no run of either measured (a profile without capped tasks,
@@ -119,14 +97,9 @@ def table(a, b):
     for name, path, unit, scale in ROWS + _count_rows(a + b):
         va = [_value(m, path, scale) for m in a]
         vb = [_value(m, path, scale) for m in b]
-        ma, ca, na = stats(va)
-        mb, cb, nb = stats(vb)
-        # Welch-style CI of the difference, with the smaller group's degrees of freedom.
-        if na > 1 and nb > 1:
-            sa, sb = np.std([x for x in va if x is not None], ddof=1), np.std([x for x in vb if x is not None], ddof=1)
-            dci = t95(min(na, nb) - 1) * math.sqrt(sa ** 2 / na + sb ** 2 / nb)
-        else:
-            dci = math.nan
+        ma, ca, na = stats.mean_ci(va)
+        mb, cb, nb = stats.mean_ci(vb)
+        _, dci, _ = stats.welch(va, vb)
         out.append({"name": name, "unit": unit, "a": ma, "a_ci": ca, "b": mb, "b_ci": cb,
                     "delta": mb - ma, "delta_ci": dci, "n_a": na, "n_b": nb})
     for name, path, key, pct, unit, scale in POOLED_ROWS:

@@ -13,7 +13,7 @@ import math
 
 import numpy as np
 
-from .compare import t95
+from .stats import t_quantile
 
 
 def ratio_of_means(num, den):
@@ -47,4 +47,4 @@ def pooled(estimates):
     tau2 = max(0.0, (q - (len(v) - 1)) / spread) if spread > 0 else 0.0
     w = 1 / (var + tau2)
     mean = float((w * v).sum() / w.sum())
-    return mean, t95(len(v) - 1) / math.sqrt(w.sum()), math.sqrt(tau2)
+    return mean, t_quantile(len(v) - 1) / math.sqrt(w.sum()), math.sqrt(tau2)
