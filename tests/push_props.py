@@ -70,14 +70,15 @@ def marker_times(t, pid, kind):
 
 
 def slices(t):
-    """DataFrame pid, cpu, start, end: who ran where, from sched_switch."""
+    """DataFrame pid, cpu, start, end: who ran where, from sched_switch, by start."""
     sw = t["switch"].sort_values("ts", kind="stable")
     rows = []
     for cpu, g in sw.groupby("cpu"):
         ts = g["ts"].to_numpy(np.int64)
         nxt = g["next_pid"].to_numpy(np.int64)
         rows.append(pd.DataFrame({"pid": nxt[:-1], "cpu": cpu, "start": ts[:-1], "end": ts[1:]}))
-    return pd.concat(rows, ignore_index=True)
+    return pd.concat(rows, ignore_index=True).sort_values("start", kind="stable",
+                                                         ignore_index=True)
 
 
 def where(t, pid):
@@ -288,11 +289,12 @@ def inside(starts, ends, times):
                    np.asarray(times, np.int64))
 
 
-def running_updates(t, pid, cpu, a, b):
+def running_updates(t, pid, cpu, a, b, exclude=None):
     """The thread's load-tracking updates (eas_pelt_se) on cpu in [a, b) while it was
     running there: one per scheduler tick it ran through, plus the one at its
     put-back. A vCPU that the host does not run processes no tick, however much
-    guest time passes, so these count what the CPU did, not the time."""
+    guest time passes, so these count what the CPU did, not the time. exclude:
+    intervals (starts, ends) whose updates do not count."""
     pe = t["pelt_se"]
     ts = pe[(pe["pid"] == pid) & (pe["cpu"] == cpu) & (pe["ts"] >= a) & (pe["ts"] < b)]["ts"]
     sl = t.setdefault("_slices", slices(t))
@@ -301,4 +303,6 @@ def running_updates(t, pid, cpu, a, b):
     on = np.zeros(len(ts), bool)
     for x, y in zip(mine["start"].to_numpy(np.int64), mine["end"].to_numpy(np.int64)):
         on |= (ts >= x) & (ts < y)
+    if exclude is not None and len(exclude[0]):
+        on &= ~_inside(exclude[0], exclude[1], ts)
     return int(on.sum())

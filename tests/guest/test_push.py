@@ -202,29 +202,29 @@ def test_lowered_uclamp_leaves_the_p_core_by_the_next_tick_with_push(lowered_pat
     assert caps[cpu] == P_CAPACITY, f"not on a P-core when capped (CPU {cpu})"
     # The push leaves a running task alone while the root domain is overutilized
     # (load balance's business); the lowered clamp does not clear the flag itself
-    # (the next load balance does): count from the later of the two.
+    # (the next load balance does).
     ou_s, ou_e = pp.overutilized(t, ts, end)
-    ref = int(ou_e[0]) if len(ou_s) and ou_s[0] == ts else ts
     mig = t["migrate"]
     move = mig[(mig["pid"] == pid) & (mig["ts"] > ts)].iloc[0]
     # What moved it, and the stopper: its wakeup is the tick's (fair_push_kick()).
     names = dict(zip(t["comm"]["pid"], t["comm"]["comm"]))
     stopper = [p for p, n in names.items() if n == f"migration/{cpu}"]
     wk = t["wakeup"]
-    wakes = wk[(wk["kind"] == "waking") & wk["pid"].isin(stopper) & (wk["ts"] > ref)
+    wakes = wk[(wk["kind"] == "waking") & wk["pid"].isin(stopper) & (wk["ts"] > ts)
                & (wk["ts"] <= move["ts"])]
     sl = pp.slices(t)
     nxt = sl[(sl["pid"] == pid) & (sl["start"] >= move["ts"])].iloc[0]
     decided = int(wakes["ts"].iloc[0]) if len(wakes) else int(move["ts"])
-    # Ticks the task ran through on its P-core before the push decided (its load
-    # updates there: a vCPU the host does not run processes no tick, so guest time
-    # says nothing about ticks).
-    ticks = pp.running_updates(t, pid, cpu, ref, decided)
-    print(f"push-on: capped on CPU {cpu}; root domain overutilized for {ms(ref - ts)} after "
-          f"the change; decided {ms(decided - ref)} later (stopper woken: {bool(len(wakes))}) "
-          f"at the tick number {ticks} it ran through; {move['reason']} to CPU "
-          f"{move['dest_cpu']} {ms(move['ts'] - decided)} after that, {ms(move['ts'] - ts)} after "
-          f"the change; runs on CPU {nxt['cpu']} {ms(nxt['start'] - move['ts'])} after the move")
+    # Ticks the task ran through on its P-core before the push decided while the
+    # root domain was not overutilized (its load updates there: a vCPU the host
+    # does not run processes no tick, so guest time says nothing about ticks).
+    ticks = pp.running_updates(t, pid, cpu, ts, decided, exclude=(ou_s, ou_e))
+    ou_ns = pp.overlap(ou_s, ou_e, ts, decided)
+    print(f"push-on: capped on CPU {cpu}; decided {ms(decided - ts)} after the change "
+          f"(stopper woken: {bool(len(wakes))}), {ms(ou_ns)} of it overutilized, at the tick "
+          f"number {ticks} it ran through while not overutilized; {move['reason']} to CPU "
+          f"{move['dest_cpu']} {ms(move['ts'] - decided)} after that; runs on CPU {nxt['cpu']} "
+          f"{ms(nxt['start'] - move['ts'])} after the move")
     assert move["reason"] in PUSH_REASONS, move
     assert caps[int(move["dest_cpu"])] == E_CAPACITY, move
     # The first tick decides (it wakes the stopper, which moves the task when it
