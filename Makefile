@@ -17,7 +17,7 @@ VS ?=
 
 .PHONY: all deps kernel kernels initramfs run demo check check-host check-guest \
 	check-debug debug-check clean help analysis report bench-analysis bench-speed bench-push bench-trace \
-	experiments prefixes soak
+	experiments experiments-slurm experiments-lava check-slurm deps-slurm prefixes soak
 
 all: help
 
@@ -32,7 +32,10 @@ help:
 	@echo "make bench-speed [REPS=n] capacity-faithful speed: E-core vs P-core run time"
 	@echo "make bench-push [REPS=n]  fair push on/off: hackbench and a pipe ping-pong, interleaved"
 	@echo "make bench-trace [REPS=n] trace events off vs a kernel without them (notrace), interleaved boots"
-	@echo "make experiments [EXPERIMENTS=name] [REPS=n]  repeated A/B runs (layouts)"
+	@echo "make experiments [EXPERIMENTS='a b'] [REPS=n] [JOBS=j] [SMALL=1]  experiments/*.json, claims judged"
+	@echo "make experiments-slurm [EXPERIMENTS=..] [REPS=n] [WAIT=1]  the same sweep as Slurm job arrays"
+	@echo "make experiments-lava ARTIFACTS=URL [DEVICE=qemu|x86] [EXPERIMENTS=..]  LAVA job definitions"
+	@echo "make check-slurm          a two-run sweep on a single-node Slurm started here (slower than check)"
 	@echo "make soak                 200 CPU offline/online cycles while pushes fire (debug kernel)"
 	@echo "make debug-check          every profile on the debug (lockdep) kernel"
 	@echo "make clean                remove build/ (the ccache stays)"
@@ -88,9 +91,24 @@ soak: deps initramfs
 		TIMEOUT=$${TIMEOUT:-3600} guest/run.sh rt-app-profiles/capped-hogs.json patched debug) && \
 		$(PYTHON) tests/push_hotplug.py "$$(tail -n 1 <<<"$$run")" 200
 
-# Repeated A/B runs (the energy-model layouts' behaviour); REPS=n, default 3.
+# experiments/NAME.json as sweeps (analysis/sweep): REPS, JOBS, SMALL=1 from the
+# command line; build/reports/experiments/index.html.
 experiments: kernels initramfs $(READER)
-	@guest/experiments.sh $(EXPERIMENTS)
+	@analysis/sweep run $(EXPERIMENTS)
+
+experiments-slurm: kernels initramfs $(READER)
+	@analysis/sweep slurm $(if $(WAIT),--wait) $(EXPERIMENTS)
+
+experiments-lava: deps
+	@analysis/sweep lava --artifacts "$(ARTIFACTS)" --device $(or $(DEVICE),qemu) $(EXPERIMENTS)
+
+deps-slurm:
+	@guest/deps.sh slurm
+
+# Not part of check: a single-node Slurm (munged, slurmctld, slurmd) on localhost,
+# a two-run sweep of experiments/smoke.json submitted to it, daemons stopped after.
+check-slurm: deps-slurm kernels initramfs $(READER)
+	@guest/slurm-local.sh $(BUILD)/slurm $(PYTHON) -m pytest -q -p no:cacheprovider tests/slurm
 
 initramfs: deps
 	@guest/initramfs.sh

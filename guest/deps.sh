@@ -1,5 +1,6 @@
 #!/bin/bash
 # Install the Debian packages the project needs. Quiet when they are all there.
+#   deps.sh [slurm]     slurm: also Slurm and munge (make check-slurm, experiments-slurm)
 set -euo pipefail
 # shellcheck source=guest/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -9,8 +10,9 @@ PACKAGES=(
 	libtracecmd-dev libtraceevent-dev libtracefs-dev pkg-config
 	python3-matplotlib python3-pandas python3-numpy python3-scipy python3-pytest
 	build-essential bc bison flex libelf-dev libssl-dev cpio xz-utils zstd dwarves
-	ccache file shellcheck
+	ccache file shellcheck lava-common python3-yaml
 )
+[ "${1:-}" != slurm ] || PACKAGES+=(slurm-wlm munge)
 
 missing=()
 for p in "${PACKAGES[@]}"; do

@@ -13,7 +13,9 @@
 # (guest/jobs/replays.sh, the default JOB then): each replay becomes a run folder
 # of its own, RUN/replays/NN-NAME, named after its snippet;
 # JOB, a guest job script instead of guest/jobs/profile.sh; RUNS, where run folders go
-# (build/runs). Prints the run folder on stdout. Everything is checked before booting.
+# (build/runs); RUN_DIR_FILE, a file that run.sh writes the run folder's path to as soon
+# as the folder exists (the way for a caller to find it, whatever happens next).
+# Prints the run folder on stdout. Everything is checked before booting.
 set -euo pipefail
 # shellcheck source=guest/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -67,8 +69,15 @@ name=$(basename "$profile" .json)
 stamp=$(date -u +%Y%m%dT%H%M%SZ)
 run=$RUNS/$name-$id-$stamp
 n=1
-while [ -e "$run" ]; do run=$RUNS/$name-$id-$stamp.$n; n=$((n + 1)); done
-mkdir -p "$run/guest"
+# mkdir, not a test then mkdir: guests of a sweep start side by side.
+mkdir -p "$RUNS"
+until mkdir "$run" 2>/dev/null; do
+	[ -w "$RUNS" ] || die "cannot create a run folder in $RUNS"
+	run=$RUNS/$name-$id-$stamp.$n
+	n=$((n + 1))
+done
+mkdir "$run/guest"
+[ -z "${RUN_DIR_FILE:-}" ] || echo "$run" >"$RUN_DIR_FILE"
 
 "$PY" "$TOP/guest/profile.py" prepare "$profile" "$run/guest"
 cp "$profile" "$run/profile.json"
