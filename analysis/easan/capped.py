@@ -18,10 +18,13 @@ profile's window:
 import numpy as np
 import pandas as pd
 
+from . import compare
 from .affinity import allowed_masks
+from .metric import Metric, ms, pct
 from .rtapp import phase_starts
 from .schedule import queued_on
 
+EVENTS = ("sched_switch", "sched_wakeup", "sched_migrate_task")
 SETTLE_NS = 50_000_000
 
 
@@ -76,8 +79,10 @@ def _piles(run, pids, first, t0, t1, settle_ns):
     return per, per_s, total, total_s
 
 
-def compute(run, sl, t0, t1, settle_ns=SETTLE_NS):
-    """(the run's figures, {pid: the thread's}), or (None, {}) without capped tasks."""
+def compute(ctx):
+    """(the run's figures, {pid: the thread's}), or (None, {}) without capped tasks;
+    settling from ctx.settle_ns after each thread's first switch-in."""
+    run, sl, t0, t1, settle_ns = ctx.run, ctx.slices, ctx.t0, ctx.t1, ctx.settle_ns
     pids = sorted(run.capped_pids)
     if not pids:
         return None, {}
@@ -105,3 +110,37 @@ def compute(run, sl, t0, t1, settle_ns=SETTLE_NS):
     whole.update(threads=len(pids), settle_ns=settle_ns,
                  util_max=sorted({run.uclamp(p)[1] for p in pids}))
     return whole, threads
+
+
+def details(m):
+    """Markdown lines: where the capped tasks ran, the run's and each thread's."""
+    c = m.get("capped")
+    if c is None:
+        return []
+    settle = f"{c['settle_ns'] / 1e6:g} ms"
+    out = ["### Capped tasks", "",
+           f"Capped tasks ({c['threads']} threads with util_max "
+           f"{', '.join(str(u) for u in c['util_max'])}): {pct(c['p_share'])} of their run time "
+           f"on P-cores, {pct(c['p_share_settled'])} from {settle} after each one's first run; "
+           f"{ms(c['stacked_ns'])} ms with two or more on one CPU while an allowed CPU of the "
+           f"same type held none, {ms(c['stacked_settled_ns'])} ms after settling.", "",
+           "| thread | task | on P-cores | after settling | piled (ms) | piled after settling (ms) |",
+           "|---|---|---|---|---|---|"]
+    for pid, t in sorted(m["tasks"].items(), key=lambda kv: kv[1]["thread"]):
+        if "capped" in t:
+            x = t["capped"]
+            out.append(f"| {t['thread']} (pid {pid}) | {t['task']} | {pct(x['p_share'])} | "
+                       f"{pct(x['p_share_settled'])} | {ms(x['stacked_ns'])} | "
+                       f"{ms(x['stacked_settled_ns'])} |")
+    return out + [""]
+
+
+METRIC = Metric(
+    "capped", compute, EVENTS, thread_key="capped", details=details,
+    ab=(compare.Mean("capped tasks: run time on P-cores", ("capped", "p_share"), "%", 100),
+        compare.Mean("capped tasks: run time on P-cores after settling",
+                     ("capped", "p_share_settled"), "%", 100),
+        compare.Mean("capped tasks: piled on one CPU beside a free sibling",
+                     ("capped", "stacked_ns"), "ms", 1e-6),
+        compare.Mean("capped tasks: piled, after settling", ("capped", "stacked_settled_ns"),
+                     "ms", 1e-6)))

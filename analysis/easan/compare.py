@@ -1,60 +1,59 @@
-"""A/B: two groups of runs side by side, with deltas and 95 % confidence intervals
-(stats.py: Student's t for a group's mean, Welch's for the delta)."""
+"""A/B: two groups of runs side by side, with deltas and 95 % intervals (stats.py).
+
+Each metric declares its rows (Metric.ab), of three kinds:
+
+- Mean: a number per run. The group's mean with Student's t interval over its runs;
+  the delta B - A with Welch's interval.
+- Counts: a dict of event counts by name per run, one Mean row "label: name" for each
+  name a run of either group counted and for each of `names` (the kernel's own list)
+  whenever a run traced the event, in the order of `order` (default `names`), others
+  after them sorted. A name missing from a run's dict counted 0 there; a dict that is
+  None (an event the kernel lacks) counted nothing.
+- Percentiles: values per run (samples(result), None when the run did not measure
+  them), a row per percentile with bootstrap intervals (stats.bootstrap: runs and the
+  values inside them resampled). pooled: the percentile over the values of all the
+  group's runs together (a run has few of them: misfit reactions), n counting values;
+  else the mean over the runs of each run's own percentile (wakeup latency), n
+  counting runs. The delta's interval is that of the difference of independent
+  resamples of the two groups.
+
+A row: {name, unit, a, b, delta, n_a, n_b, interval ("t" or "bootstrap"), a_ci, b_ci,
+delta_ci (half-widths of t intervals, nan for bootstrap ones), a_interval, b_interval,
+delta_interval ([low, high] either way)}.
+"""
 import math
+from dataclasses import dataclass
+from typing import Callable, Optional
 
-from . import latency, push, stats
-from .causes import ORDER
-from .metrics import PLACEMENT_REASONS
+import numpy as np
 
-# (name, path into metrics.json, unit, scale)
-ROWS = [
-    ("migrations", ("migrations", "total"), "", 1),
-    ("same-type", ("migrations", "same"), "", 1),
-    ("up (to bigger)", ("migrations", "up"), "", 1),
-    ("down (to smaller)", ("migrations", "down"), "", 1),
-    ("run time on P-cores", ("residency_share", "p"), "%", 100),
-    ("run time on E-cores", ("residency_share", "e"), "%", 100),
-    ("wakeup latency p50", ("wakeup_latency_ns", "p50"), "us", 1e-3),
-    ("wakeup latency p95", ("wakeup_latency_ns", "p95"), "us", 1e-3),
-    ("wakeup latency p99", ("wakeup_latency_ns", "p99"), "us", 1e-3),
-    ("energy (reference model)", ("energy", "estimated_mj"), "mJ", 1),
-    ("energy / oracle", ("energy", "ratio"), "", 1),
-    ("delayed-dequeue wakeups", ("delayed_wakeups",), "", 1),
-    ("push decisions", ("push", "decisions"), "", 1),
-    ("capped tasks: run time on P-cores", ("capped", "p_share"), "%", 100),
-    ("capped tasks: run time on P-cores after settling", ("capped", "p_share_settled"), "%", 100),
-    ("capped tasks: piled on one CPU beside a free sibling", ("capped", "stacked_ns"), "ms", 1e-6),
-    ("capped tasks: piled, after settling", ("capped", "stacked_settled_ns"), "ms", 1e-6),
-    ("tasks outside the profile", ("outside", "share"), "%", 100),
-]
-
-# Rows generated from dicts of event counts by name, (label, path, names): a row
-# "label: name" for every name a run of either group counted, and for each of
-# `names` (the kernel's own list) whenever a run's kernel traced the event, in the
-# order of `names`, others after them sorted. A name missing from a run's dict
-# counted 0 there; a dict that is None (an event the kernel lacks) counted nothing.
-COUNT_ROWS = [
-    ("migrations", ("migrations", "by_cause"), ()),
-    ("placement decisions", ("placement_decisions",), PLACEMENT_REASONS),
-    ("push decisions", ("push", "by_outcome"), push.OUTCOMES),
-    ("push decisions by trigger", ("push", "by_trigger"), push.TRIGGERS),
-    ("push decisions by why", ("push", "by_why"), push.WHYS),
-]
-# The order of the migrations' causes: theirs.
-_ORDERS = {("migrations", "by_cause"): ORDER}
-
-# Percentiles over the values of every run of a group together, not means of the
-# runs' own (a run has few episodes): (name, path to a list of dicts, key,
-# percentile, unit, scale).
-POOLED_ROWS = [
-    ("misfit reaction from fit crossing p50", ("reaction", "list"), "from_crossing_ns", 50, "ms", 1e-6),
-    ("misfit reaction from fit crossing p95", ("reaction", "list"), "from_crossing_ns", 95, "ms", 1e-6),
-    ("misfit reaction from phase start p50", ("reaction", "list"), "from_phase_start_ns", 50, "ms", 1e-6),
-    ("misfit reaction from phase start p95", ("reaction", "list"), "from_phase_start_ns", 95, "ms", 1e-6),
-]
+from . import stats
 
 
-_COUNTS = {path for _, path, _ in COUNT_ROWS}
+@dataclass(frozen=True)
+class Mean:
+    name: str
+    path: tuple
+    unit: str = ""
+    scale: float = 1
+
+
+@dataclass(frozen=True)
+class Counts:
+    label: str
+    path: tuple
+    names: tuple = ()
+    order: Optional[tuple] = None
+
+
+@dataclass(frozen=True)
+class Percentiles:
+    name: str                   # with {p} for the percentile
+    samples: Callable           # result -> values, or None when not measured
+    pcts: tuple
+    pooled: bool
+    unit: str = ""
+    scale: float = 1
 
 
 def _get(m, path):
@@ -63,64 +62,144 @@ def _get(m, path):
     return m
 
 
-def _value(m, path, scale):
-    if tuple(path[:-1]) in _COUNTS:
-        counts = _get(m, path[:-1])
-        return None if counts is None else counts.get(path[-1], 0) * scale
-    v = _get(m, path)
+def _scaled(v, scale):
     return None if v is None else v * scale
 
 
-def _count_rows(runs):
-    rows = []
-    for label, path, names in COUNT_ROWS:
-        dicts = [d for d in (_get(m, path) for m in runs) if d is not None]
-        order = list(_ORDERS.get(path, names))
-        seen = {n for d in dicts for n in d} | (set(names) if dicts else set())
-        for name in [n for n in order if n in seen] + sorted(seen - set(order)):
-            rows.append((f"{label}: {name}", path + (name,), "", 1))
-    return rows
+def _row(name, unit, how, a, b, delta, n_a, n_b):
+    """a, b, delta: (estimate, low, high, t half-width or nan)."""
+    def iv(x):
+        return [x[1], x[2]]
+    return {"name": name, "unit": unit, "a": a[0], "b": b[0], "delta": delta[0],
+            "n_a": n_a, "n_b": n_b, "interval": how,
+            "a_ci": a[3], "b_ci": b[3], "delta_ci": delta[3],
+            "a_interval": iv(a), "b_interval": iv(b), "delta_interval": iv(delta)}
 
 
-def _pooled(runs, path, key, pct, scale):
-    """(the percentile over every run's values, n values)."""
-    values = [e[key] for m in runs for e in (_get(m, path) or []) if e.get(key) is not None]
-    v = latency.summary(values)[f"p{pct}"]
-    return (math.nan if v is None else v * scale), len(values)
+def _t(mean, half):
+    return mean, mean - half, mean + half, half
 
 
-def table(a, b):
-    """Rows {name, unit, a, a_ci, b, b_ci, delta, delta_ci, n_a, n_b} for groups a and b;
-    none for a metric that no run of either measured (a profile without capped tasks,
-    say)."""
+def mean_row(name, unit, va, vb):
+    """The row of one number per run of each group (None: not measured there)."""
+    ma, ha, na = stats.mean_ci(va)
+    mb, hb, nb = stats.mean_ci(vb)
+    delta, hd, _ = stats.welch(va, vb)
+    return _row(name, unit, "t", _t(ma, ha), _t(mb, hb), _t(delta, hd), na, nb)
+
+
+def _count_rows(spec, a, b):
+    dicts = [d for d in (_get(r.metrics, spec.path) for r in a + b) if d is not None]
+    order = list(spec.order or spec.names)
+    seen = {n for d in dicts for n in d} | (set(spec.names) if dicts else set())
     out = []
-    for name, path, unit, scale in ROWS + _count_rows(a + b):
-        va = [_value(m, path, scale) for m in a]
-        vb = [_value(m, path, scale) for m in b]
-        ma, ca, na = stats.mean_ci(va)
-        mb, cb, nb = stats.mean_ci(vb)
-        _, dci, _ = stats.welch(va, vb)
-        out.append({"name": name, "unit": unit, "a": ma, "a_ci": ca, "b": mb, "b_ci": cb,
-                    "delta": mb - ma, "delta_ci": dci, "n_a": na, "n_b": nb})
-    for name, path, key, pct, unit, scale in POOLED_ROWS:
-        (ma, na), (mb, nb) = (_pooled(g, path, key, pct, scale) for g in (a, b))
-        out.append({"name": name, "unit": unit, "a": ma, "a_ci": math.nan, "b": mb,
-                    "b_ci": math.nan, "delta": mb - ma, "delta_ci": math.nan, "n_a": na, "n_b": nb})
+    for name in [n for n in order if n in seen] + sorted(seen - set(order)):
+        def value(r, name=name):
+            counts = _get(r.metrics, spec.path)
+            return None if counts is None else counts.get(name, 0)
+        out.append(mean_row(f"{spec.label}: {name}", "", [value(r) for r in a],
+                            [value(r) for r in b]))
+    return out
+
+
+def _samples(spec, group):
+    """[values of each run that measured them], scaled."""
+    out = []
+    for r in group:
+        v = spec.samples(r)
+        if v is not None:
+            out.append(np.asarray([x for x in v if x is not None], dtype=float) * spec.scale)
+    return out
+
+
+def _percentile_group(spec, runs, seed):
+    """(n, [estimate per percentile], bootstrap distribution [resamples, pcts] or None)
+    of one group's runs' values."""
+    if spec.pooled:
+        values = np.concatenate(runs) if runs else np.zeros(0)
+        est = [stats.lower_percentile(values, p) for p in spec.pcts]
+        dist = stats.bootstrap(runs, lambda rs: [stats.lower_percentile(np.concatenate(rs), p)
+                                                 for p in spec.pcts], seed=seed)
+        return len(values), est, dist
+    runs = [r for r in runs if len(r)]
+    est = [float(np.mean([stats.lower_percentile(r, p) for r in runs])) if runs else None
+           for p in spec.pcts]
+    return len(runs), est, stats.bootstrap_percentiles(runs, spec.pcts, seed=seed)
+
+
+def _percentile_rows(spec, a, b):
+    # Different seeds: two identical groups must not draw identical resamples.
+    (n_a, est_a, dist_a), (n_b, est_b, dist_b) = (
+        _percentile_group(spec, _samples(spec, group), stats.SEED + i)
+        for i, group in enumerate((a, b)))
+    both = dist_a is not None and dist_b is not None
+    low_hi = [stats.interval(d) for d in (dist_a, dist_b, dist_b - dist_a if both else None)]
+    out = []
+    for j, p in enumerate(spec.pcts):
+        def part(estimate, interval):
+            lo, hi = interval
+            return (math.nan if estimate is None else estimate,
+                    lo if _nan(lo) else lo[j], hi if _nan(hi) else hi[j], math.nan)
+        a_, b_ = part(est_a[j], low_hi[0]), part(est_b[j], low_hi[1])
+        d = part(b_[0] - a_[0], low_hi[2])
+        out.append(_row(spec.name.format(p=p), spec.unit, "bootstrap", a_, b_, d, n_a, n_b))
+    return out
+
+
+def rows_of(spec, a, b):
+    """The rows of one spec for groups a and b (lists of pipeline.Result)."""
+    if isinstance(spec, Mean):
+        return [mean_row(spec.name, spec.unit, [_scaled(_get(r.metrics, spec.path), spec.scale)
+                                                for r in a],
+                         [_scaled(_get(r.metrics, spec.path), spec.scale) for r in b])]
+    if isinstance(spec, Counts):
+        return _count_rows(spec, a, b)
+    return _percentile_rows(spec, a, b)
+
+
+def table(a, b, specs=None):
+    """The A/B rows for groups a and b (lists of pipeline.Result), in the order of the
+    metrics (metrics.METRICS) and their rows; none for a metric that no run of either
+    group measured (a profile without capped tasks, say)."""
+    if specs is None:
+        from .metrics import METRICS  # pylint: disable=import-outside-toplevel
+        specs = [spec for metric in METRICS for spec in metric.ab]
+    out = [row for spec in specs for row in rows_of(spec, list(a), list(b))]
     return [r for r in out if r["n_a"] or r["n_b"]]
 
 
-def fmt(value, ci=math.nan):
-    if value is None or (isinstance(value, float) and math.isnan(value)):
+def _nan(x):
+    return x is None or (isinstance(x, float) and math.isnan(x))
+
+
+def fmt(value, ci=math.nan, interval=None):
+    """'12.3 ± 0.45' (t half-width), '12.3 [11.9, 13.1]' (an interval), '12.3', or '-'."""
+    if _nan(value):
         return "-"
-    s = f"{value:.3g}" if abs(value) < 1000 else f"{value:.0f}"
-    return s + (f" ± {ci:.2g}" if not math.isnan(ci) else "")
+
+    def num(x):
+        return f"{x:.3g}" if abs(x) < 1000 else f"{x:.0f}"
+    if not _nan(ci):
+        return num(value) + f" ± {ci:.2g}"
+    if interval is not None and not any(_nan(x) for x in interval):
+        return f"{num(value)} [{num(interval[0])}, {num(interval[1])}]"
+    return num(value)
+
+
+def cells(row):
+    """The row's A, B and B - A as text."""
+    return tuple(fmt(row[k], row[f"{k}_ci"], row[f"{k}_interval"]) for k in ("a", "b", "delta"))
 
 
 def text(rows, label_a, label_b):
     """The table as aligned text, for the terminal."""
     head = ("metric", f"A: {label_a}", f"B: {label_b}", "B - A")
-    body = [(r["name"] + (f" ({r['unit']})" if r["unit"] else ""), fmt(r["a"], r["a_ci"]),
-             fmt(r["b"], r["b_ci"]), fmt(r["delta"], r["delta_ci"])) for r in rows]
+    body = [(r["name"] + (f" ({r['unit']})" if r["unit"] else ""), *cells(r)) for r in rows]
     widths = [max(len(x[i]) for x in [head] + body) for i in range(4)]
     lines = ["  ".join(x[i].ljust(widths[i]) for i in range(4)) for x in [head] + body]
     return "\n".join(lines)
+
+
+def label(results):
+    """A group's name: its runs' labels (runfolder.Run.label)."""
+    return " / ".join(sorted({r.metrics["label"] for r in results}))

@@ -19,9 +19,11 @@ import functools
 
 import numpy as np
 
-from . import power_model
+from . import compare, power_model
 from .affinity import allowed_masks
+from .metric import Figure, Metric
 
+EVENTS = ("sched_switch",)
 BUCKET_NS = 100_000_000
 
 
@@ -217,3 +219,40 @@ def estimate(run, sl, t0, t1, bucket_ns=BUCKET_NS):
             "overcommitted_buckets": over, "buckets": len(rows),
             "oracle_inexact_buckets": inexact, "kernel_cheaper_buckets": kernel,
             "series": np.array(rows, dtype=float).reshape(-1, 3).tolist()}
+
+
+def rows(e):
+    return [(LABEL, f"{e['estimated_mj']:.1f} / {e['oracle_mj']:.1f}"
+             + (f" = {e['ratio']:.3f}" if e["ratio"] else "")
+             + f" (the kernel's own placement cheaper than the search in "
+             f"{e['kernel_cheaper_buckets']} of {e['buckets']} buckets)")]
+
+
+def plot(results, path):
+    """Estimated vs oracle energy per run (reference power model)."""
+    from .plots import np, plt, save  # pylint: disable=import-outside-toplevel
+    runs = [r.metrics for r in results]
+    fig, ax = plt.subplots(figsize=(7, 3.5))
+    x = np.arange(len(runs))
+    est = [m["energy"]["estimated_mj"] for m in runs]
+    orc = [m["energy"]["oracle_mj"] for m in runs]
+    ax.bar(x - 0.2, est, 0.4, label="as placed")
+    ax.bar(x + 0.2, orc, 0.4, label="oracle (best placement)")
+    for i, m in enumerate(runs):
+        r = m["energy"]["ratio"]
+        if r:
+            ax.text(i - 0.2, est[i], f"{r:.2f}x", ha="center", va="bottom", fontsize=8)
+    ax.set_xticks(x)
+    ax.set_xticklabels([f"{m['label']}\n{m['run'][-17:]}" for m in runs], fontsize=7)
+    ax.set_ylabel("energy (mJ, reference model)")
+    ax.legend(fontsize=7)
+    ax.set_title("Energy vs oracle")
+    return save(fig, path)
+
+
+LABEL = "energy as placed / oracle (mJ)"
+METRIC = Metric(
+    "energy", lambda ctx: (estimate(ctx.run, ctx.slices, ctx.t0, ctx.t1), None), EVENTS,
+    rows=rows, label=LABEL, figures=(Figure("energy.png", "energy vs oracle", plot),),
+    ab=(compare.Mean("energy (reference model)", ("energy", "estimated_mj"), "mJ"),
+        compare.Mean("energy / oracle", ("energy", "ratio"))))

@@ -17,6 +17,10 @@ from typing import NamedTuple, Optional
 
 import numpy as np
 
+from .metric import Metric
+
+# rt-app's logs, placed on CPUs by sched_switch.
+EVENTS = ("sched_switch",)
 MIN_CPU_RATIO = 0.75
 MIN_TIME_RATIO = 0.5
 MIN_ACTIVATIONS = 5
@@ -84,6 +88,14 @@ def summary(rows, ncpus, expected=None):
     return {"per_cpu": per_cpu, "median": median, "p10": p10,
             "cpu_spread": min(judged.values()) / top if top else None,
             "distorted": bool(reasons), "reason": "; ".join(reasons)}
+
+
+def compute(ctx):
+    run = ctx.run
+    return summary(ctx.speeds, run.platform.ncpus, expected_speed(run)), None
+
+
+METRIC = Metric("fidelity", compute, EVENTS)
 
 
 class FaithfulStat(NamedTuple):

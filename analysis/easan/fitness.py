@@ -13,8 +13,10 @@ themselves, in reaction.py.)
 import numpy as np
 
 from .affinity import allowed_masks
+from .metric import Figure, Metric
 from .schedule import RUNNABLE_STATES, running_at
 
+EVENTS = ("sched_switch", "sched_wakeup", "eas_pelt_se")
 STEP_NS = 1_000_000
 
 
@@ -109,3 +111,36 @@ def _longest_run(flags):
         cur = cur + 1 if f else 0
         best = max(best, cur)
     return best
+
+
+def compute(ctx):
+    """({'pid': stuck figures}, {pid: the same})."""
+    out = stuck(ctx.run, ctx.slices, ctx.t0, ctx.t1)
+    return {str(pid): s for pid, s in out.items()}, out
+
+
+def plot_util(result, path):
+    """Each thread's PELT util over time against the fit line of each CPU type."""
+    from .plots import TYPE_COLOURS, TYPE_NAMES, plt, save  # pylint: disable=import-outside-toplevel
+    run, sl = result.run, result.data["slices"]
+    pelt = run.tables["pelt_se"]
+    t0, t1 = (sl["start"].min(), sl["end"].max()) if len(sl) else (0, 1)
+    fig, ax = plt.subplots(figsize=(10, 3.5))
+    for pid, thread, task in zip(run.threads["pid"], run.threads["thread"], run.threads["task"]):
+        rows = pelt[(pelt["pid"] == pid) & (pelt["ts"] >= t0) & (pelt["ts"] <= t1)]
+        if len(rows):
+            ax.step((rows["ts"] - t0) / 1e9, rows["util"], where="post", linewidth=0.8,
+                    label=f"{task} [{thread}]")
+    for kind, cap in {(c.type, c.capacity) for c in run.platform.cpus}:
+        ax.axhline(cap * 1024 / 1280, color=TYPE_COLOURS[kind], linestyle="--", linewidth=0.8)
+        ax.text(0, cap * 1024 / 1280, f" fits {TYPE_NAMES[kind]} below", color=TYPE_COLOURS[kind],
+                fontsize=7, va="bottom")
+    ax.set_xlabel("time since the profile started (s)")
+    ax.set_ylabel("util_avg")
+    ax.legend(fontsize=7, ncol=4)
+    ax.set_title("Task utilization vs capacity")
+    return save(fig, path)
+
+
+METRIC = Metric("stuck", compute, EVENTS, thread_key="stuck",
+                figures=(Figure("util.png", "util", plot_util, per_run=True),))

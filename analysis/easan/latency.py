@@ -2,6 +2,10 @@
 import numpy as np
 import pandas as pd
 
+from . import compare, stats
+from .metric import Figure, Metric, us
+
+EVENTS = ("sched_wakeup", "sched_wakeup_new", "sched_switch")
 PERCENTILES = (50, 95, 99)
 
 
@@ -30,7 +34,7 @@ def summary(values):
     out = {"n": int(len(v)), "max": float(v.max())}
     for p in PERCENTILES:
         # "lower": a percentile is a latency that was actually observed.
-        out[f"p{p}"] = float(np.percentile(v, p, method="lower"))
+        out[f"p{p}"] = stats.lower_percentile(v, p)
     return out
 
 
@@ -48,3 +52,43 @@ def slack(run):
         out[thread] = {"activations": n, "negative": neg,
                        "share_negative": (neg / n) if n else 0.0, "missed": missed}
     return out
+
+
+def compute(ctx):
+    lat = ctx.latencies
+    return summary(lat["latency"]), {int(pid): summary(lat[lat["pid"] == pid]["latency"])
+                                     for pid in ctx.run.pids}
+
+
+def rows(lat):
+    return [("wakeup latency p50 / p95 / p99 / max (us)",
+             f"{us(lat['p50'])} / {us(lat['p95'])} / {us(lat['p99'])} / {us(lat['max'])} "
+             f"({lat['n']} wakeups)")]
+
+
+def plot_cdf(results, path):
+    """CDF of wakeup-to-run latency, one line per run."""
+    from .plots import plt, save  # pylint: disable=import-outside-toplevel
+    fig, ax = plt.subplots(figsize=(7, 3.5))
+    for r in results:
+        v = np.sort(np.asarray(r.data["latency"]["latency"], dtype=float)) / 1e3
+        if len(v):
+            ax.step(v, np.arange(1, len(v) + 1) / len(v), where="post",
+                    label=f"{r.metrics['label']} {r.metrics['run'][-17:]}")
+    ax.set_xscale("log")
+    ax.set_xlabel("wakeup to running (us)")
+    ax.set_ylabel("share of wakeups")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7)
+    ax.set_title("Wakeup latency (CDF)")
+    return save(fig, path)
+
+
+LATENCY = Metric(
+    "wakeup_latency_ns", compute, EVENTS, thread_key="wakeup_latency_ns", rows=rows,
+    label="wakeup latency p50 / p95 / p99 / max (us)",
+    figures=(Figure("latency.png", "wakeup latency", plot_cdf),),
+    # Each run's percentile, averaged over a group's runs; bootstrap intervals.
+    ab=(compare.Percentiles("wakeup latency p{p}", lambda r: r.data["latency"]["latency"],
+                            PERCENTILES, pooled=False, unit="us", scale=1e-3),))
+SLACK = Metric("slack", lambda ctx: ({str(k): v for k, v in slack(ctx.run).items()}, None))

@@ -3,25 +3,29 @@
 Each eas:eas_push event (the reader's push table) is one decision: the trigger
 that tried (putback: a task put back after preemption; tick: a stuck task alone
 on its CPU), why the task qualified, and the outcome. A decision that pushed is
-followed by the move itself, reported with the migration reason fair_push or
-fair_push_tick (cause "push"). Counted over the profile's window, per run and per
-thread; None ("not traced by this kernel") when the kernel has no eas_push event,
-as on base, where nothing could be counted.
+followed by the move itself, reported with a migration reason of cause "push"
+(fair_push, fair_push_tick: causes.py). Counted over the profile's window, per run
+and per thread; not traced (metric.py) when the kernel has no eas_push event, as on
+base, where nothing could be counted.
 """
-from .tables import count_by, of_profile, traced
+from . import compare, series
+from .causes import cause_of
+from .metric import NOT_TRACED, Metric
+from .tables import count_by, of_profile
 
-EVENTS = ("eas_push",)
-# The names of the event's __print_symbolic() values, in value order.
-TRIGGERS = ("putback", "tick")
-WHYS = ("none", "stuck_capacity", "stuck_uclamp", "overutilized_idle")
-OUTCOMES = ("pushed", "no_better_cpu", "not_allowed", "rate_limited", "raced")
+EVENTS = ("eas_push", "sched_migrate_task")
+# The names of the event's __print_symbolic() values, in value order: the series'
+# lists (series.py). Each is counted, 0 when it never happened, and has its A/B row.
+TRIGGERS = series.names("SCHED_PUSH_TRIGGERS")
+WHYS = series.names("SCHED_PUSH_WHYS")
+OUTCOMES = series.names("SCHED_PUSH_OUTCOMES")
+# The migration reasons of a push's move: the series' reasons of cause "push".
+REASONS = tuple(r for r in series.names("SCHED_MIGRATE_REASONS") if cause_of(r) == "push")
 
 
-def counts(decisions, moves, is_traced=True):
+def counts(decisions, moves):
     """{'decisions', 'by_outcome', 'by_why', 'by_trigger', 'by_trigger_outcome', 'moves',
-    'moves_by_reason'} of push decisions and the migrations table's moves, or None."""
-    if not is_traced:
-        return None
+    'moves_by_reason'} of push decisions and the migrations table's moves."""
     pushed = moves[moves["cause"] == "push"]
     by_trigger = count_by(decisions, "trigger", True, TRIGGERS)
     return {"decisions": int(len(decisions)),
@@ -34,10 +38,38 @@ def counts(decisions, moves, is_traced=True):
             "moves_by_reason": count_by(pushed, "reason", True)}
 
 
-def compute(run, mig, t0, t1):
-    """(the run's counts, {pid: the thread's}); mig: migrations.table() of the window."""
-    ok = all(traced(run.meta, e) for e in EVENTS)
-    rows = of_profile(run.tables["push"], run.pids, t0, t1)
-    per_thread = {int(pid): counts(rows[rows["pid"] == pid], mig[mig["pid"] == pid], ok)
-                  for pid in run.pids}
-    return counts(rows, mig, ok), per_thread
+def compute(ctx):
+    """(the run's counts, {pid: the thread's})."""
+    mig = ctx.migrations
+    rows = of_profile(ctx.run.tables["push"], ctx.run.pids, ctx.t0, ctx.t1)
+    return counts(rows, mig), {int(pid): counts(rows[rows["pid"] == pid], mig[mig["pid"] == pid])
+                               for pid in ctx.run.pids}
+
+
+def details(m):
+    """Markdown lines: the decisions by trigger and outcome, why, and the moves."""
+    out = ["### Push decisions", ""]
+    p = m.get("push")
+    if p is None:
+        return out + [f"Push decisions: {NOT_TRACED}.", ""]
+    trig = list(p["by_trigger"])
+    out += ["| push decision outcome | " + " | ".join(trig) + " | all |",
+            "|---|" + "---|" * (len(trig) + 1)]
+    out += [f"| {o} | " + " | ".join(str(p["by_trigger_outcome"][t].get(o, 0)) for t in trig)
+            + f" | {n} |" for o, n in p["by_outcome"].items()]
+    out += ["| all | " + " | ".join(str(p["by_trigger"][t]) for t in trig)
+            + f" | {p['decisions']} |", "",
+            "Why the tasks qualified: " + ", ".join(f"{w}: {n}" for w, n in p["by_why"].items())
+            + f". Moves by push: {p['moves']}"
+            + "".join(f", {r}: {n}" for r, n in p["moves_by_reason"].items()) + ".", ""]
+    return out
+
+
+METRIC = Metric(
+    "push", compute, EVENTS, thread_key="push", details=details,
+    ab=(compare.Mean("push decisions", ("push", "decisions")),
+        compare.Counts("push decisions", ("push", "by_outcome"), OUTCOMES),
+        compare.Counts("push decisions by trigger", ("push", "by_trigger"), TRIGGERS),
+        compare.Counts("push decisions by why", ("push", "by_why"), WHYS),
+        compare.Mean("push moves", ("push", "moves")),
+        compare.Counts("push moves", ("push", "moves_by_reason"), REASONS)))

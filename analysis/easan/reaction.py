@@ -22,13 +22,14 @@ ended the last one.
 import numpy as np
 import pandas as pd
 
-from . import latency
+from . import compare, latency
 from .affinity import allowed_masks
 from .fitness import clamped, fits
+from .metric import Metric, ms
 from .rtapp import phase_starts
-from .tables import traced
 
-EVENTS = ("eas_pelt_se", "eas_util_est_se", "sched_switch")
+# Either load-tracking event will do (the other's rows are then empty).
+EVENTS = ("sched_switch", ("eas_pelt_se", "eas_util_est_se"))
 OUTCOMES = ("reacted", "in_place", "open")
 
 
@@ -93,11 +94,9 @@ def _summary(eps):
                for key in ("from_crossing_ns", "from_phase_start_ns")}}
 
 
-def compute(run, t0, t1):
-    """({pid: [episode]}, the run's summary with every episode in 'list'), or
-    (None, None) when the kernel traced neither load-tracking event."""
-    if not any(traced(run.meta, e) for e in EVENTS[:2]):
-        return None, None
+def compute(ctx):
+    """(the run's summary with every episode in 'list', {pid: [episode]})."""
+    run, t0, t1 = ctx.run, ctx.t0, ctx.t1
     pids = run.pids
     by_pid = {}
     for name in ("pelt_se", "util_est"):
@@ -115,4 +114,35 @@ def compute(run, t0, t1):
         per_thread[int(pid)] = eps
         flat += [{"pid": int(pid), **e} for e in eps]
     flat.sort(key=lambda e: e["crossing_ns"])
-    return per_thread, {**_summary(flat), "list": flat}
+    return {**_summary(flat), "list": flat}, per_thread
+
+
+def rows(r):
+    """The run's misfit reactions, p50 / p95 from the crossing and from the phase start."""
+    if not r["episodes"]:
+        text = "no misfit episode"
+    else:
+        fc, fp = r["from_crossing_ns"], r["from_phase_start_ns"]
+        text = (f"{ms(fc['p50'])} / {ms(fc['p95'])} from the fit crossing, {ms(fp['p50'])} / "
+                f"{ms(fp['p95'])} from the phase start ({r['reacted']} of {r['episodes']} misfit "
+                f"episodes moved up, {r['in_place']} fitted again in place, {r['open']} open)")
+    return [(LABEL, text)]
+
+
+def _episodes(key):
+    """compare.Percentiles samples: a run's reactions timed by key, None if not traced."""
+    def samples(result):
+        r = result.metrics["reaction"]
+        return None if r is None else [e[key] for e in r["list"]]
+    return samples
+
+
+LABEL = "misfit reaction p50 / p95 (ms)"
+# Percentiles over every reaction of a group's runs together: a run has few.
+METRIC = Metric(
+    "reaction", compute, EVENTS, thread_key="reaction", rows=rows, label=LABEL,
+    ab=(compare.Percentiles("misfit reaction from fit crossing p{p}", _episodes("from_crossing_ns"),
+                            (50, 95), pooled=True, unit="ms", scale=1e-6),
+        compare.Percentiles("misfit reaction from phase start p{p}",
+                            _episodes("from_phase_start_ns"), (50, 95), pooled=True, unit="ms",
+                            scale=1e-6)))

@@ -1,4 +1,9 @@
-"""Write report.md, report.html and metrics.json (and the plots) for runs or an A/B."""
+"""Write report.md, report.html and metrics.json (and the figures) for runs or an A/B.
+
+The report is laid out from the metrics (metrics.METRICS): each one's lines in a run's
+table, its details after it, its figures; a metric the run's kernel did not trace
+reads metric.NOT_TRACED.
+"""
 import html
 import json
 import math
@@ -6,83 +11,22 @@ import os
 import shutil
 import tempfile
 
-from . import compare, plots, perfetto
+from . import compare, perfetto
 from .causes import ORDER
+from .metric import NOT_TRACED, ms, not_traced, us
+from .metrics import METRICS
 
 
-def _ms(ns):
-    return "-" if ns is None else f"{ns / 1e6:.2f}"
-
-
-def _us(ns):
-    return "-" if ns is None else f"{ns / 1e3:.0f}"
-
-
-def _reasons(mg):
-    """'wakeup: 3 (1 / 2 / 0), ...': each kernel reason with its directions."""
-    dirs = mg["by_reason_direction"]
-    return ", ".join(f"{r}: {n} ({dirs[r]['same']} / {dirs[r]['up']} / {dirs[r]['down']})"
-                     for r, n in mg["by_reason"].items()) or "none"
-
-
-def _pct(share):
-    return "-" if share is None else f"{share:.1%}"
-
-
-def _decisions(counts):
-    """'spare_tie: 3, ...', 'none', or why nothing could be counted."""
-    if counts is None:
-        return "not traced by this kernel"
-    return ", ".join(f"{r}: {n}" for r, n in counts.items()) or "none"
-
-
-def _reaction(r):
-    """The run's misfit reactions, p50 / p95 from the crossing and from the phase start."""
-    if r is None:
-        return "not traced by this kernel"
-    if not r["episodes"]:
-        return "no misfit episode"
-    fc, fp = r["from_crossing_ns"], r["from_phase_start_ns"]
-    return (f"{_ms(fc['p50'])} / {_ms(fc['p95'])} from the fit crossing, {_ms(fp['p50'])} / "
-            f"{_ms(fp['p95'])} from the phase start ({r['reacted']} of {r['episodes']} misfit "
-            f"episodes moved up, {r['in_place']} fitted again in place, {r['open']} open)")
-
-
-def push_section(m):
-    """Markdown lines: the push decisions and where the capped tasks ran, if either applies."""
-    p, c = m.get("push"), m.get("capped")
-    if p is None and c is None:
-        return []
-    out = ["### Push and capped tasks", ""]
-    if p is None:
-        out += ["Push decisions: not traced by this kernel.", ""]
-    else:
-        trig = list(p["by_trigger"])
-        out += ["| push decision outcome | " + " | ".join(trig) + " | all |",
-                "|---|" + "---|" * (len(trig) + 1)]
-        out += [f"| {o} | " + " | ".join(str(p["by_trigger_outcome"][t].get(o, 0)) for t in trig)
-                + f" | {n} |" for o, n in p["by_outcome"].items()]
-        out += ["| all | " + " | ".join(str(p["by_trigger"][t]) for t in trig)
-                + f" | {p['decisions']} |", "",
-                "Why the tasks qualified: " + ", ".join(f"{w}: {n}" for w, n in p["by_why"].items())
-                + f". Moves by push: {p['moves']}"
-                + "".join(f", {r}: {n}" for r, n in p["moves_by_reason"].items()) + ".", ""]
-    if c is not None:
-        settle = f"{c['settle_ns'] / 1e6:g} ms"
-        out += [f"Capped tasks ({c['threads']} threads with util_max "
-                f"{', '.join(str(u) for u in c['util_max'])}): {_pct(c['p_share'])} of their run time "
-                f"on P-cores, {_pct(c['p_share_settled'])} from {settle} after each one's first run; "
-                f"{_ms(c['stacked_ns'])} ms with two or more on one CPU while an allowed CPU of the "
-                f"same type held none, {_ms(c['stacked_settled_ns'])} ms after settling.", "",
-                "| thread | task | on P-cores | after settling | piled (ms) | piled after settling (ms) |",
-                "|---|---|---|---|---|---|"]
-        for pid, t in sorted(m["tasks"].items(), key=lambda kv: kv[1]["thread"]):
-            if "capped" in t:
-                x = t["capped"]
-                out.append(f"| {t['thread']} (pid {pid}) | {t['task']} | {_pct(x['p_share'])} | "
-                           f"{_pct(x['p_share_settled'])} | {_ms(x['stacked_ns'])} | "
-                           f"{_ms(x['stacked_settled_ns'])} |")
-        out.append("")
+def _metric_rows(m):
+    """(label, text) of every metric's lines in a run's table."""
+    out = []
+    for metric in METRICS:
+        if metric.key is None or not (metric.rows or metric.label):
+            continue
+        if not_traced(m, metric.name):
+            out.append((metric.label, NOT_TRACED))
+        elif m[metric.key] is not None and metric.rows:
+            out += metric.rows(m[metric.key])
     return out
 
 
@@ -93,25 +37,9 @@ def run_section(m):
            f"Kernel **{m['kernel']}**, profile `{m['profile']}`, platform `{m['platform']}`.", "",
            f"**Verdict: {v['verdict'].upper()}**", ""]
     out += [f"- {'ok  ' if c['ok'] else 'FAIL'} {c['name']}: {c['detail']}" for c in v["checks"]]
-    mg = m["migrations"]
-    e = m["energy"]
-    lat = m["wakeup_latency_ns"]
-    out += ["", "| metric | value |", "|---|---|",
-            f"| migrations (same-type / up / down) | {mg['total']} ({mg['same']} / {mg['up']} / {mg['down']}) |",
-            "| by cause | " + (", ".join(f"{c}: {n}" for c, n in mg["by_cause"].items()) or "none") + " |",
-            f"| by kernel reason (same / up / down) | {_reasons(mg)} |",
-            f"| moves no cause explains, whole trace | {m['unknown_moves']} |",
-            f"| wakeups re-enqueued in place (delayed dequeue) | {m['delayed_wakeups']} |",
-            f"| placement heuristics that overrode mainline | {_decisions(m['placement_decisions'])} |",
-            f"| misfit reaction p50 / p95 (ms) | {_reaction(m['reaction'])} |",
-            f"| wakeup latency p50 / p95 / p99 / max (us) | {_us(lat['p50'])} / {_us(lat['p95'])} / "
-            f"{_us(lat['p99'])} / {_us(lat['max'])} ({lat['n']} wakeups) |",
-            f"| energy as placed / oracle (mJ) | {e['estimated_mj']:.1f} / {e['oracle_mj']:.1f}"
-            + (f" = {e['ratio']:.3f}" if e["ratio"] else "")
-            + f" (the kernel's own placement cheaper than the search in {e['kernel_cheaper_buckets']}"
-            f" of {e['buckets']} buckets) |",
-            f"| CPU time outside the profile | {m['outside']['share']:.2%} |",
-            f"| trace | {m['trace']['records']} events, {m['trace']['lost_events']} lost |", "",
+    out += ["", "| metric | value |", "|---|---|"]
+    out += [f"| {label} | {text} |" for label, text in _metric_rows(m)]
+    out += [f"| trace | {m['trace']['records']} events, {m['trace']['lost_events']} lost |", "",
             "| thread | task | run time (s) | on E / P / LPE (s) | migrations s/u/d | stuck (ms) |"
             " reaction (ms) | latency p95 (us) | negative slack |",
             "|---|---|---|---|---|---|---|---|---|"]
@@ -119,12 +47,12 @@ def run_section(m):
         r = t["residency_ns"]
         by_type = " / ".join(f"{r['type'].get(k, 0) / 1e9:.2f}" for k in ("e", "p", "lpe"))
         tm = t["migrations"]
-        st = t.get("stuck", {})
+        st = t.get("stuck") or {}
         reactions = [e["from_crossing_ns"] for e in t.get("reaction") or [] if e["outcome"] == "reacted"]
         sl = m["slack"].get(str(t["thread"]), {})
         out.append(f"| {t['thread']} (pid {pid}) | {t['task']} | {r['total'] / 1e9:.2f} | {by_type} | "
-                   f"{tm['same']}/{tm['up']}/{tm['down']} | {_ms(st.get('stuck_ns'))} | "
-                   f"{', '.join(_ms(x) for x in reactions) or '-'} | {_us(t['wakeup_latency_ns']['p95'])} | "
+                   f"{tm['same']}/{tm['up']}/{tm['down']} | {ms(st.get('stuck_ns'))} | "
+                   f"{', '.join(ms(x) for x in reactions) or '-'} | {us(t['wakeup_latency_ns']['p95'])} | "
                    f"{sl.get('negative', 0)}/{sl.get('activations', 0)} |")
     f = m["fidelity"]
     speed = "capacity-faithful E-cores, judged against capacity/1024" if m.get("faithful_speed") \
@@ -132,7 +60,10 @@ def run_section(m):
     out += ["", f"Fidelity ({speed}): {f.get('reason') or 'delivered speed within bounds'}"
             + (" (per-CPU median loops/us: " + ", ".join(f"CPU{c} {s:.2f}" for c, s in f["per_cpu"].items()) + ")"
                if f.get("per_cpu") else ""), ""]
-    return out + push_section(m)
+    for metric in METRICS:
+        if metric.details:
+            out += metric.details(m)
+    return out
 
 
 def _html(md_lines):
@@ -169,15 +100,14 @@ def _html(md_lines):
            f"</head><body>{''.join(body)}</body></html>\n"
 
 
-def write(out_dir, runs, results, group_b=None, results_b=None, perfetto_export=False, progress=print,
-          plots_on=True):
-    """Write the report into out_dir atomically: a failed run leaves nothing behind."""
+def write(out_dir, a, b=(), rows=None, perfetto_export=False, progress=print, plots_on=True):
+    """Write the report of results a (and b, with their A/B rows) into out_dir
+    atomically: a failed run leaves nothing behind."""
     parent = os.path.dirname(os.path.abspath(out_dir))
     os.makedirs(parent, exist_ok=True)
     tmp = tempfile.mkdtemp(prefix=".report-", dir=parent)
     try:
-        md = _build(tmp, runs, results, group_b or [], results_b or [], perfetto_export, progress,
-                    plots_on)
+        md = _build(tmp, list(a), list(b), rows, perfetto_export, progress, plots_on)
         with open(os.path.join(tmp, "report.md"), "w", encoding="utf-8") as f:
             f.write("\n".join(md) + "\n")
         with open(os.path.join(tmp, "report.html"), "w", encoding="utf-8") as f:
@@ -189,52 +119,49 @@ def write(out_dir, runs, results, group_b=None, results_b=None, perfetto_export=
     return out_dir
 
 
-def _build(tmp, runs_a, res_a, runs_b, res_b, perfetto_export, progress, plots_on):
-    all_runs = list(zip(runs_a, res_a)) + list(zip(runs_b, res_b))
-    metrics = [m for _, (m, _) in all_runs]
+def _json_nan(x):
+    return None if isinstance(x, float) and math.isnan(x) else x
+
+
+def _build(tmp, a, b, rows, perfetto_export, progress, plots_on):
+    results = a + b
+    metrics = [r.metrics for r in results]
     md = ["# EAS run report", "",
           "Energy is scored with one reference power model of the simulated platform, whatever "
           "energy model the kernel used:", "", metrics[0]["power_model"], ""]
-    if runs_b:
-        rows = compare.table([m for m, _ in res_a], [m for m, _ in res_b])
-        la, lb = _group_label(res_a), _group_label(res_b)
+    if b:
+        la, lb = compare.label(a), compare.label(b)
         md += ["## A/B comparison", "",
-               f"A = {la} ({len(res_a)} run(s)), B = {lb} ({len(res_b)} run(s)); mean ± 95 % CI "
-               "half-width when a group has repetitions.", "",
+               f"A = {la} ({len(a)} run(s)), B = {lb} ({len(b)} run(s)). With repetitions: "
+               "mean ± half-width of the 95 % t interval, Welch's for B - A; percentiles "
+               "with [95 % bootstrap interval] (runs and their values resampled).", "",
                "| metric | A | B | B - A |", "|---|---|---|---|"]
-        md += [f"| {r['name']}{' (' + r['unit'] + ')' if r['unit'] else ''} | {compare.fmt(r['a'], r['a_ci'])} | "
-               f"{compare.fmt(r['b'], r['b_ci'])} | {compare.fmt(r['delta'], r['delta_ci'])} |" for r in rows]
+        md += [f"| {r['name']}{' (' + r['unit'] + ')' if r['unit'] else ''} | "
+               + " | ".join(compare.cells(r)) + " |" for r in rows]
         md.append("")
         with open(os.path.join(tmp, "comparison.json"), "w", encoding="utf-8") as f:
             json.dump({"a": la, "b": lb, "rows": rows}, f, indent=1,
-                      default=lambda x: None if isinstance(x, float) and math.isnan(x) else x)
+                      default=lambda x: x.item() if hasattr(x, "item") else _json_nan(x))
+    figures = [fig for metric in METRICS for fig in metric.figures]
     if plots_on:
         progress("plotting the summary figures")
-        plots.causes(metrics, os.path.join(tmp, "causes.png"))
-        plots.energy(metrics, os.path.join(tmp, "energy.png"))
-        plots.latency_cdf([(f"{m['label']} {m['run'][-17:]}", e["latency"]["latency"])
-                           for _, (m, e) in all_runs], os.path.join(tmp, "latency.png"))
-        md += ["![migrations by cause](causes.png)", "", "![energy vs oracle](energy.png)", "",
-               "![wakeup latency](latency.png)", ""]
-    for i, (run, (m, extra)) in enumerate(all_runs):
+        for fig in figures:
+            if not fig.per_run:
+                fig.draw(results, os.path.join(tmp, fig.name))
+                md += [f"![{fig.title}]({fig.name})", ""]
+    for i, result in enumerate(results):
         prefix = f"run{i}-"
-        md += run_section(m)
+        md += run_section(result.metrics)
         if plots_on:
-            progress(f"[{i + 1}/{len(all_runs)}] plotting {run.name}")
-            plots.timeline(run, extra, os.path.join(tmp, prefix + "timeline.png"))
-            plots.residency(run, m, os.path.join(tmp, prefix + "residency.png"))
-            plots.util(run, extra, os.path.join(tmp, prefix + "util.png"))
-            md += [f"![timeline]({prefix}timeline.png)", "", f"![util]({prefix}util.png)", "",
-                   f"![residency]({prefix}residency.png)", ""]
+            progress(f"[{i + 1}/{len(results)}] plotting {result.run.name}")
+            for fig in figures:
+                if fig.per_run:
+                    fig.draw(result, os.path.join(tmp, prefix + fig.name))
+                    md += [f"![{fig.title}]({prefix}{fig.name})", ""]
         if perfetto_export:
-            perfetto.export(run, extra, os.path.join(tmp, prefix + "perfetto.json"))
+            perfetto.export(result.run, result.data, os.path.join(tmp, prefix + "perfetto.json"))
             md += [f"Perfetto: open `{prefix}perfetto.json` at ui.perfetto.dev; "
-                   f"KernelShark: `kernelshark {os.path.join(run.path, 'trace.dat')}`.", ""]
+                   f"KernelShark: `kernelshark {os.path.join(result.run.path, 'trace.dat')}`.", ""]
     with open(os.path.join(tmp, "metrics.json"), "w", encoding="utf-8") as f:
         json.dump({"runs": metrics, "causes": ORDER}, f, indent=1)
     return md
-
-
-def _group_label(results):
-    labels = sorted({m["label"] for m, _ in results})
-    return " / ".join(labels)

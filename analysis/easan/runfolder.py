@@ -75,6 +75,10 @@ class Run:
         keys = self.attrs.get(self.task_of[int(pid)], {})
         return keys.get("util_min", 0), keys.get("util_max", 1024)
 
+    def traced(self, event):
+        """Whether the trace's kernel has the event (in the trace's formats)."""
+        return tables_mod.traced(self.meta, event)
+
     @property
     def capped_pids(self):
         """Threads of the tasks with a util_max key in the profile."""

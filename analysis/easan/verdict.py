@@ -23,10 +23,11 @@ def judge(m, ncpus):
                    "detail": f"worst task: {worst:.1%} activations with negative slack"
                              f" (limit {MAX_NEGATIVE_SLACK:.0%})"})
     bound = balance_interval_ns(ncpus)
-    longest = max((t["longest_stuck_ns"] for t in m["stuck"].values()), default=0)
-    checks.append({"name": "stuck", "ok": longest <= bound,
-                   "detail": f"longest stuck stretch {longest / 1e6:.0f} ms"
-                             f" (limit one busy balance interval, {bound / 1e6:.0f} ms)"})
+    if m["stuck"] is not None:    # None: not traced by this kernel (metric.py)
+        longest = max((t["longest_stuck_ns"] for t in m["stuck"].values()), default=0)
+        checks.append({"name": "stuck", "ok": longest <= bound,
+                       "detail": f"longest stuck stretch {longest / 1e6:.0f} ms"
+                                 f" (limit one busy balance interval, {bound / 1e6:.0f} ms)"})
     outside = m["outside"]["share"]
     distorted = bool(m["fidelity"].get("distorted"))
     if outside > MAX_OUTSIDE_SHARE or distorted:

@@ -8,17 +8,15 @@ TraceDat writes the reader's own input instead: a trace.dat with the event
 formats and records a test states, for formats no recorded fixture has yet.
 """
 import csv
-import glob
 import json
 import os
-import re
 import struct
 import sys
 
 from conftest import TOP
 
 sys.path.insert(0, os.path.join(TOP, "analysis"))
-from easan import runfolder  # noqa: E402
+from easan import runfolder, series  # noqa: E402
 
 MS = 1_000_000
 HEADERS = {
@@ -160,18 +158,16 @@ def make_run(run_dir, trace, tasks, platform, logs, kernel="patched", comms=None
 REPORT = os.path.join(TOP, "analysis", "report")
 
 
-def kernel_reasons(prefix):
-    """The names of a reason enum of the series (prefix SCHED_MIG or SCHED_PLACE), in
-    value order: the item()/last() lists of kernel/sched/sched.h in patches/, whose
-    reasons are only ever appended."""
-    names = []
-    for patch in sorted(glob.glob(os.path.join(TOP, "patches", "*.patch"))):
-        with open(patch, encoding="utf-8") as f:
-            for name in re.findall(rf'^[+ ]\s*(?:item|last)\({prefix}_\w+,\s*"(\w+)"\)',
-                                   f.read(), re.M):
-                if name not in names:
-                    names.append(name)
-    assert names, f"no {prefix}_* reasons found in patches/"
+# Old short names of the series' lists.
+_LISTS = {"SCHED_MIG": "SCHED_MIGRATE_REASONS", "SCHED_PLACE": "SCHED_PLACEMENT_REASONS"}
+
+
+def kernel_reasons(name):
+    """The names of an enum of the series' trace events, in value order: X-macro list
+    `name` (SCHED_PUSH_OUTCOMES, say; SCHED_MIG and SCHED_PLACE for the migration and
+    placement reasons) as patches/ builds it (easan.series)."""
+    names = list(series.names(_LISTS.get(name, name)))
+    assert names, f"no {name} list found in patches/"
     return names
 
 

@@ -22,10 +22,11 @@ import sys
 import pytest
 
 from conftest import TOP, run
+from inprocess import metrics_of, read_text, report, rows_of
 from synth import MS, REPORT, Trace, kernel_reasons, make_run, write_em
 
 sys.path.insert(0, os.path.join(TOP, "analysis"))
-from easan import causes, metrics as metrics_mod  # noqa: E402
+from easan import causes  # noqa: E402
 
 E_COSTS, P_COSTS = [104, 105, 106, 107], [130, 131, 132, 133]
 
@@ -74,13 +75,14 @@ def scenario(tmp_path, name="run-a", slack_a=(0, 0, -5, 0), pid_b=101, e_perf=20
     return d
 
 
+def run_report(d):
+    """The report.md analysis/report writes for run folder d."""
+    return read_text(os.path.join(d, "analysis", "report"), "report.md")
+
+
 @pytest.fixture(name="metrics")
 def fixture_metrics(tmp_path):
-    d = scenario(tmp_path)
-    r = run([REPORT, d], timeout=120)
-    assert r.returncode == 0, r.stderr
-    with open(os.path.join(d, "analysis", "report", "metrics.json"), encoding="utf-8") as f:
-        return json.load(f)["runs"][0]
+    return metrics_of(scenario(tmp_path))
 
 
 def test_window_and_threads(metrics):
@@ -115,14 +117,10 @@ def test_unknown_moves_cover_the_whole_trace(tmp_path):
     # their one unknown move.
     d = scenario(tmp_path, moves=[(996, 100, 2, 0, "unknown"), (997, 7, 0, 1, "unknown"),
                                   (1205, 101, 2, 1, "reason_20")])
-    r = run([REPORT, "--no-plots", d], timeout=120)
-    assert r.returncode == 0, r.stderr
-    with open(os.path.join(d, "analysis", "report", "metrics.json"), encoding="utf-8") as f:
-        m = json.load(f)["runs"][0]
+    m = metrics_of(d)
     assert m["unknown_moves"] == 3
     assert (m["migrations"]["total"], m["migrations"]["by_cause"]["unknown"]) == (4, 1)
-    with open(os.path.join(d, "analysis", "report", "report.md"), encoding="utf-8") as f:
-        assert "| moves no cause explains, whole trace | 3 |" in f.read()
+    assert "| moves no cause explains, whole trace | 3 |" in run_report(d)
 
 
 def test_every_kernel_reason_has_a_cause():
@@ -139,11 +137,24 @@ def test_every_kernel_reason_has_a_cause():
         "fair_push": "push", "fair_push_tick": "push"}
 
 
-def test_every_placement_reason_has_an_ab_row():
-    # The series' enum sched_placement_reason, "none" aside, is among the heuristics the
-    # analysis lists (each gets its A/B row); fewer_runnable may come before the kernel.
+def test_every_placement_and_push_reason_has_an_ab_row(tmp_path):
+    # Each name of the series' enums sched_placement_reason ("none" aside), of the push
+    # decisions' outcomes, whys and triggers, and each migration reason of cause push
+    # has its A/B row once the kernel traced the event, though none happened here.
+    a = b = scenario(tmp_path, tie=False)
+    out = str(tmp_path / "ab")
+    report(out, [a], [b])
+    rows = rows_of(out)
     reasons = kernel_reasons("SCHED_PLACE")
-    assert reasons[0] == "none" and set(reasons[1:]) <= set(metrics_mod.PLACEMENT_REASONS)
+    assert reasons[0] == "none" and len(reasons) >= 4
+    want = [f"placement decisions: {r}" for r in reasons[1:]]
+    want += [f"push decisions: {o}" for o in kernel_reasons("SCHED_PUSH_OUTCOMES")]
+    want += [f"push decisions by why: {w}" for w in kernel_reasons("SCHED_PUSH_WHYS")]
+    want += [f"push decisions by trigger: {t}" for t in kernel_reasons("SCHED_PUSH_TRIGGERS")]
+    want += [f"push moves: {r}" for r in kernel_reasons("SCHED_MIG")
+             if causes.cause_of(r) == "push"]
+    assert "push moves: fair_push_tick" in want
+    assert [(rows[n]["a"], rows[n]["b"]) for n in want] == [(0, 0)] * len(want)
 
 
 def test_new_causes_reach_plots_and_ab(tmp_path):
@@ -153,10 +164,8 @@ def test_new_causes_reach_plots_and_ab(tmp_path):
              (1004, 100, 0, 1, "core_steal"), (1005, 100, 1, 0, "fair_push_tick")]
     a, b = scenario(tmp_path, "a", moves=extra), scenario(tmp_path, "b", moves=extra[:2])
     out = tmp_path / "ab"
-    r = run([REPORT, "-o", str(out), a, "--vs", b], timeout=180)
-    assert r.returncode == 0, r.stderr
-    with open(out / "comparison.json", encoding="utf-8") as f:
-        rows = [row["name"] for row in json.load(f)["rows"] if row["name"].startswith("migrations: ")]
+    report(str(out), [a], [b], plots=True)
+    rows = [name for name in rows_of(out) if name.startswith("migrations: ")]
     assert rows == [f"migrations: {c}" for c in ("wakeup", "load_balance", "misfit", "push", "numa",
                                                  "rt_dl", "other", "unknown")]
     assert (out / "causes.png").stat().st_size > 0 and (out / "run0-timeline.png").stat().st_size > 0
@@ -164,9 +173,8 @@ def test_new_causes_reach_plots_and_ab(tmp_path):
 
 def test_report_lists_reasons_with_directions(tmp_path):
     d = scenario(tmp_path)
-    assert run([REPORT, d], timeout=120).returncode == 0
-    with open(os.path.join(d, "analysis", "report", "report.md"), encoding="utf-8") as f:
-        text = f.read()
+    metrics_of(d)
+    text = run_report(d)
     assert ("| by kernel reason (same / up / down) | active_misfit: 1 (0 / 1 / 0), "
             "lb_busy: 1 (0 / 0 / 1), unknown: 1 (0 / 1 / 0), wakeup: 1 (1 / 0 / 0) |") in text
 
@@ -213,14 +221,12 @@ def test_placement_decisions_not_traced(tmp_path):
     d = scenario(tmp_path, "base", tie=False, untraced=("eas_placement_decision",))
     p = scenario(tmp_path, "patched")
     out = tmp_path / "ab"
-    r = run([REPORT, "-o", str(out), d, "--vs", p], timeout=180)
-    assert r.returncode == 0, r.stderr
+    report(str(out), [d], [p])
     with open(out / "metrics.json", encoding="utf-8") as f:
         m = json.load(f)["runs"][0]
     assert m["placement_decisions"] is None
     assert m["tasks"]["100"]["placement_decisions"] is None
-    with open(out / "comparison.json", encoding="utf-8") as f:
-        rows = {row["name"]: row for row in json.load(f)["rows"]}
+    rows = rows_of(out)
     tie = rows["placement decisions: spare_tie"]
     assert (tie["n_a"], tie["b"], tie["n_b"]) == (0, 1, 1)
     # Every heuristic the analysis knows has its row once a kernel traced the event.
@@ -286,11 +292,7 @@ def test_faithful_speed_reaches_the_metrics(tmp_path):
     # E-cores at 600/1024 of the P-core's 2 loops/us: 11718.75 loops in 10 ms.
     for name, record, want in (("faithful", {"faithful_speed": True}, True),
                                ("plain", None, False)):
-        d = scenario(tmp_path, name, e_perf=11719, record=record)
-        r = run([REPORT, d], timeout=120)
-        assert r.returncode == 0, r.stderr
-        with open(os.path.join(d, "analysis", "report", "metrics.json"), encoding="utf-8") as f:
-            m = json.load(f)["runs"][0]
+        m = metrics_of(scenario(tmp_path, name, e_perf=11719, record=record))
         assert m["faithful_speed"] is want
         assert m["fidelity"]["per_cpu"] == pytest.approx({"0": 1.1719, "1": 1.1719, "2": 2.0})
 
@@ -303,21 +305,15 @@ def test_label_names_the_setup_file(tmp_path):
              "patched [eas-spare-tie]"),
             ("bare", {"setup": snippet}, "patched [echo EAS_SPARE_TIE > f]"),
             ("none", None, "patched")):
-        d = scenario(tmp_path, name, record=record)
-        r = run([REPORT, d], timeout=120)
-        assert r.returncode == 0, r.stderr
-        with open(os.path.join(d, "analysis", "report", "metrics.json"), encoding="utf-8") as f:
-            assert json.load(f)["runs"][0]["label"] == want
+        assert metrics_of(scenario(tmp_path, name, record=record))["label"] == want
 
 
 def test_verdict_passes_without_negative_slack(tmp_path):
-    d = scenario(tmp_path, slack_a=(0, 0, 0, 0))
-    assert run([REPORT, d], timeout=120).returncode == 0
-    with open(os.path.join(d, "analysis", "report", "metrics.json"), encoding="utf-8") as f:
-        assert json.load(f)["runs"][0]["verdict"]["verdict"] == "pass"
+    assert metrics_of(scenario(tmp_path, slack_a=(0, 0, 0, 0)))["verdict"]["verdict"] == "pass"
 
 
 def test_ab_table_with_confidence_interval(tmp_path):
+    # analysis/report itself: the A/B table is also printed.
     a = [scenario(tmp_path, f"a{i}") for i in range(2)]
     b = [scenario(tmp_path, f"b{i}", slack_a=(0, 0, 0, 0), tie=False) for i in range(2)]
     out = tmp_path / "ab"
@@ -338,10 +334,8 @@ def test_ab_table_with_confidence_interval(tmp_path):
 
 
 def test_perfetto_export(tmp_path):
-    d = scenario(tmp_path)
-    r = run([REPORT, "--perfetto", d], timeout=120)
-    assert r.returncode == 0, r.stderr
-    with open(os.path.join(d, "analysis", "report", "run0-perfetto.json"), encoding="utf-8") as f:
+    out = report(None, [scenario(tmp_path)], perfetto=True).path
+    with open(os.path.join(out, "run0-perfetto.json"), encoding="utf-8") as f:
         events = json.load(f)["traceEvents"]
     slices = [e for e in events if e["ph"] == "X"]
     # a ran 4 times, b 3 times inside the window.
@@ -360,6 +354,7 @@ def test_perfetto_export(tmp_path):
     ("timed-out", "did not complete (status 'timeout')"),
 ])
 def test_bad_input_is_one_clear_line(tmp_path, breakage, message):
+    # analysis/report itself: one error line, exit status 1, nothing written.
     d = scenario(tmp_path)
     if breakage == "missing":
         d = str(tmp_path / "nope")
@@ -406,5 +401,4 @@ def test_cost_only_domains_pass_the_em_check(tmp_path):
         for key, value in (("performance", 0), ("cost", cost), ("frequency", 0), ("power", 0)):
             with open(os.path.join(ps, key), "w", encoding="utf-8") as f:
                 f.write(f"{value}\n")
-    r = run([REPORT, "--no-plots", d], timeout=120)
-    assert r.returncode == 0, r.stderr
+    assert metrics_of(d)["run"] == "run-a"

@@ -22,8 +22,8 @@ import os
 
 import pytest
 
-from conftest import run
-from synth import MS, REPORT, Trace, make_run, write_em
+from inprocess import metrics_of, read_text, report, rows_of
+from synth import MS, Trace, make_run, write_em
 
 PLATFORM = "e:2:600,p:2:1024"
 E_EM, P_EM = (600, [104, 105, 106, 107]), (1024, [130, 131, 132, 133])
@@ -57,13 +57,6 @@ def capped_run(tmp_path, name="capped", untraced=(), c_keys=None):
                  keys={"c": {"util_max": 100, **(c_keys or {})}})
     write_em(d, [E_EM, E_EM, P_EM, P_EM])
     return d
-
-
-def metrics_of(d, *args):
-    r = run([REPORT, "--no-plots", *args, d], timeout=120)
-    assert r.returncode == 0, r.stderr
-    with open(os.path.join(d, "analysis", "report", "metrics.json"), encoding="utf-8") as f:
-        return json.load(f)["runs"][0]
 
 
 @pytest.fixture(name="metrics", scope="module")
@@ -118,7 +111,7 @@ def test_capped_placement(metrics):
 def test_settling_window_is_a_parameter(tmp_path):
     # No settling: every slice counts (4/9 on P); the pile counts from 1050, when 201
     # first ran, to 1150: 100 ms.
-    c = metrics_of(capped_run(tmp_path), "--settle-ms", "0")["capped"]
+    c = metrics_of(capped_run(tmp_path), settle_ms=0)["capped"]
     assert (c["settle_ns"], c["p_share_settled"], c["stacked_settled_ns"]) == \
         (0, pytest.approx(4 / 9), 100 * MS)
 
@@ -145,13 +138,11 @@ def test_push_not_traced_and_ab_rows(tmp_path):
     # every outcome, trigger and why, valued on the patched side only.
     base, patched = capped_run(tmp_path, "base", untraced=("eas_push",)), capped_run(tmp_path)
     out = tmp_path / "ab"
-    r = run([REPORT, "-o", str(out), base, "--vs", patched], timeout=180)
-    assert r.returncode == 0, r.stderr
+    report(str(out), [base], [patched], plots=True)
     with open(out / "metrics.json", encoding="utf-8") as f:
         m = json.load(f)["runs"][0]
     assert m["push"] is None and m["tasks"]["201"]["push"] is None
-    with open(out / "comparison.json", encoding="utf-8") as f:
-        rows = {row["name"]: row for row in json.load(f)["rows"]}
+    rows = rows_of(out)
     want = {"pushed": 1, "no_better_cpu": 1, "not_allowed": 0, "rate_limited": 1, "raced": 1}
     assert {o: (rows[f"push decisions: {o}"]["n_a"], rows[f"push decisions: {o}"]["b"])
             for o in OUTCOMES} == {o: (0, n) for o, n in want.items()}
@@ -163,8 +154,7 @@ def test_push_not_traced_and_ab_rows(tmp_path):
     # The capped tasks' figures are the same on both sides.
     p = rows["capped tasks: run time on P-cores"]
     assert (p["a"], p["b"], p["delta"]) == (pytest.approx(400 / 9), pytest.approx(400 / 9), 0)
-    with open(out / "report.md", encoding="utf-8") as f:
-        text = f.read()
+    text = read_text(out, "report.md")
     assert "Push decisions: not traced by this kernel." in text
     assert "| push decision outcome | putback | tick | all |" in text
     assert "| rate_limited | 1 | 0 | 1 |" in text and "| all | 2 | 2 | 4 |" in text

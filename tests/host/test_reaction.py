@@ -17,13 +17,12 @@ phase). Thread p (pid 501, thread 1) is pinned to CPU0. Window [1000, 1200).
      open.
   p's util 700 on CPU0 never makes it misfit: it may not move.
 """
-import json
 import os
 
 import pytest
 
-from conftest import run
-from synth import MS, REPORT, Trace, make_run, write_em
+from inprocess import metrics_of, read_text, report, rows_of
+from synth import MS, Trace, make_run, write_em
 
 E_EM, P_EM = (600, [104, 105, 106, 107]), (1024, [130, 131, 132, 133])
 
@@ -61,13 +60,6 @@ def reaction_run(tmp_path, name="r", delay=0.5):
     return d
 
 
-def metrics_of(d):
-    r = run([REPORT, "--no-plots", d], timeout=120)
-    assert r.returncode == 0, r.stderr
-    with open(os.path.join(d, "analysis", "report", "metrics.json"), encoding="utf-8") as f:
-        return json.load(f)["runs"][0]
-
-
 def test_episodes_from_events(tmp_path):
     m = metrics_of(reaction_run(tmp_path))
     assert m["tasks"]["500"]["reaction"] == [
@@ -93,8 +85,7 @@ def test_episodes_from_events(tmp_path):
 def test_report_shows_reactions(tmp_path):
     d = reaction_run(tmp_path)
     metrics_of(d)
-    with open(os.path.join(d, "analysis", "report", "report.md"), encoding="utf-8") as f:
-        text = f.read()
+    text = read_text(os.path.join(d, "analysis", "report"), "report.md")
     assert ("| misfit reaction p50 / p95 (ms) | 0.50 / 0.50 from the fit crossing, 18.75 / 18.75 "
             "from the phase start (1 of 3 misfit episodes moved up, 1 fitted again in place, "
             "1 open) |") in text
@@ -107,10 +98,8 @@ def test_ab_pools_the_episodes_of_a_group(tmp_path):
     a = reaction_run(tmp_path, "a")
     b = [reaction_run(tmp_path, f"b{i}", delay) for i, delay in enumerate((0.5, 4.5, 8.5))]
     out = tmp_path / "ab"
-    r = run([REPORT, "--no-plots", "-o", str(out), a, "--vs", *b], timeout=180)
-    assert r.returncode == 0, r.stderr
-    with open(out / "comparison.json", encoding="utf-8") as f:
-        rows = {row["name"]: row for row in json.load(f)["rows"]}
+    report(str(out), [a], b)
+    rows = rows_of(out)
     for pct in (50, 95):
         row = rows[f"misfit reaction from fit crossing p{pct}"]
         assert (row["a"], row["n_a"], row["b"], row["n_b"], row["delta"]) == \

@@ -1,7 +1,8 @@
-"""easan.stats: known answers, and the bootstrap's draws."""
+"""easan.stats and the A/B rows built on it: known answers, and the bootstrap's draws."""
 import math
 import os
 import sys
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -9,7 +10,7 @@ import pytest
 from conftest import TOP
 
 sys.path.insert(0, os.path.join(TOP, "analysis"))
-from easan import stats  # noqa: E402
+from easan import compare, series, stats  # noqa: E402
 
 
 def test_t_quantiles():
@@ -105,3 +106,69 @@ def test_one_run_bootstrap_matches_scipy():
                        n_resamples=4000, method="percentile", random_state=9).confidence_interval
     width = theirs.high - theirs.low
     assert ours == pytest.approx((theirs.low, theirs.high), abs=0.1 * width)
+
+
+def result(metrics=None, latency=()):
+    """A stand-in for pipeline.Result with the parts the A/B rows read."""
+    return SimpleNamespace(metrics=metrics or {}, data={"latency": {"latency": latency}})
+
+
+def test_mean_rows_use_welch():
+    a = [result({"x": v}) for v in (1, 2, 3)]
+    b = [result({"x": v}) for v in (4, 5, 6)]
+    [row] = compare.rows_of(compare.Mean("x", ("x",)), a, b)
+    assert (row["a"], row["b"], row["delta"], row["interval"]) == (2.0, 5.0, 3.0, "t")
+    assert (row["a_ci"], row["delta_ci"]) == pytest.approx((2.484138, 2.266958), abs=1e-6)
+    assert row["delta_interval"] == pytest.approx([3 - 2.266958, 3 + 2.266958], abs=1e-6)
+    assert compare.fmt(row["delta"], row["delta_ci"]) == "3 ± 2.3"
+
+
+def test_percentile_rows_have_bootstrap_intervals():
+    # Each run's p50 is its middle value: A's runs 2 and 4 (mean 3), B's 12 and 14.
+    a = [result(latency=[1, 2, 3]), result(latency=[3, 4, 5])]
+    b = [result(latency=[11, 12, 13]), result(latency=[13, 14, 15])]
+    spec = compare.Percentiles("p{p}", lambda r: r.data["latency"]["latency"], (50,),
+                               pooled=False)
+    [row] = compare.rows_of(spec, a, b)
+    assert (row["a"], row["b"], row["delta"], row["n_a"], row["interval"]) == \
+        (3.0, 13.0, 10.0, 2, "bootstrap")
+    assert math.isnan(row["a_ci"])
+    lo, hi = row["a_interval"]
+    assert 1 <= lo <= 3 <= hi <= 5
+    dlo, dhi = row["delta_interval"]
+    assert 6 <= dlo <= 10 <= dhi <= 14
+    assert compare.fmt(row["a"], row["a_ci"], row["a_interval"]) == f"3 [{lo:.3g}, {hi:.3g}]"
+    # A group that measured nothing has no value and no interval.
+    [row] = compare.rows_of(spec, a, [result(latency=[])])
+    assert row["n_b"] == 0 and math.isnan(row["b"]) and math.isnan(row["delta_interval"][0])
+
+
+def test_series_lists(tmp_path):
+    # A list defined, then appended to in a later patch whose hunk shows its #define,
+    # and a long list appended to in a hunk that does not show it.
+    (tmp_path / "0001-a.patch").write_text(
+        "+#define SCHED_PUSH_TRIGGERS(item, last)\t\\\n"
+        "+\tlast(SCHED_PUSH_PUTBACK,\t\"putback\")\n"
+        "+\n"
+        "+#define SCHED_PUSH_WHYS(item, last)\t\\\n"
+        "+\titem(SCHED_PUSH_NONE,\t\"none\")\t\\\n"
+        "+\tlast(SCHED_PUSH_STUCK,\t\"stuck\")\n"
+        "+#define SCHED_MIGRATE_REASONS(item, last)\t\\\n"
+        "+\titem(SCHED_MIG_UNKNOWN,\t\"unknown\")\t\\\n"
+        "+\tlast(SCHED_MIG_WAKEUP,\t\"wakeup\")\n")
+    (tmp_path / "0002-b.patch").write_text(
+        "@@ -1,4 +1,5 @@\n"
+        " #define SCHED_PUSH_TRIGGERS(item, last)\t\\\n"
+        "-\tlast(SCHED_PUSH_PUTBACK,\t\"putback\")\n"
+        "+\titem(SCHED_PUSH_PUTBACK,\t\"putback\")\t\\\n"
+        "+\tlast(SCHED_PUSH_TICK,\t\"tick\")\n"
+        " \n"
+        "@@ -20,3 +21,4 @@\n"
+        "-\tlast(SCHED_MIG_WAKEUP,\t\"wakeup\")\n"
+        "+\titem(SCHED_MIG_WAKEUP,\t\"wakeup\")\t\\\n"
+        "+\tlast(SCHED_MIG_FAIR_PUSH,\t\"fair_push\")\n")
+    names = {m: series.names(m, str(tmp_path)) for m in
+             ("SCHED_PUSH_TRIGGERS", "SCHED_PUSH_WHYS", "SCHED_MIGRATE_REASONS", "NONE")}
+    assert names == {"SCHED_PUSH_TRIGGERS": ("putback", "tick"),
+                     "SCHED_PUSH_WHYS": ("none", "stuck"),
+                     "SCHED_MIGRATE_REASONS": ("unknown", "wakeup", "fair_push"), "NONE": ()}

@@ -1,0 +1,30 @@
+"""Placements a project heuristic made instead of mainline's (eas_placement_decision,
+patched kernel only), counted by heuristic for the profile's threads over the window.
+
+REASONS are the names of the kernel's enum sched_placement_reason but "none", in value
+order, as the series declares them (series.py): spare_tie (EAS_SPARE_TIE: an
+equal-energy tie went to the CPU with the most spare capacity), fewer_runnable
+(EAS_FEWER_RUNNABLE: a CPU of the same cost with fewer runnable tasks), cheaper_tie
+(EAS_CHEAPER_TIE: a CPU of a cheaper perf domain on an equal-energy tie). A run lists
+the heuristics that fired; the A/B table has a row for each of REASONS, 0 where it
+never fired.
+"""
+from . import compare, series
+from .metric import Metric
+from .tables import count_by, of_profile
+
+EVENTS = ("eas_placement_decision",)
+REASONS = series.names("SCHED_PLACEMENT_REASONS")[1:]
+
+
+def compute(ctx):
+    rows = of_profile(ctx.run.tables["decision"], ctx.run.pids, ctx.t0, ctx.t1)
+    return count_by(rows, "reason", True), {
+        int(pid): count_by(rows[rows["pid"] == pid], "reason", True) for pid in ctx.run.pids}
+
+
+LABEL = "placement heuristics that overrode mainline"
+METRIC = Metric(
+    "placement_decisions", compute, EVENTS, thread_key="placement_decisions",
+    rows=lambda counts: [(LABEL, ", ".join(f"{r}: {n}" for r, n in counts.items()) or "none")],
+    label=LABEL, ab=(compare.Counts("placement decisions", ("placement_decisions",), REASONS),))
