@@ -230,7 +230,7 @@ def rows(e):
 
 def plot(results, path):
     """Estimated vs oracle energy per run (reference power model)."""
-    from .plots import np, plt, save  # pylint: disable=import-outside-toplevel
+    from .plots import plt, save  # pylint: disable=import-outside-toplevel
     runs = [r.metrics for r in results]
     fig, ax = plt.subplots(figsize=(7, 3.5))
     x = np.arange(len(runs))

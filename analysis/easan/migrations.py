@@ -1,4 +1,5 @@
 """Migrations of the profile's threads: direction by CPU type, and cause."""
+import numpy as np
 import pandas as pd
 
 from . import compare
@@ -83,7 +84,7 @@ def cause_matrix(mig):
 
 def plot_causes(results, path):
     """Migrations by cause, one group of bars per run."""
-    from .plots import np, plt, save  # pylint: disable=import-outside-toplevel
+    from .plots import plt, save  # pylint: disable=import-outside-toplevel
     fig, ax = plt.subplots(figsize=(8, 3.5))
     runs = [r.metrics for r in results]
     present = ordered(c for m in runs for c in m["migrations"]["by_cause"]) or ["wakeup"]

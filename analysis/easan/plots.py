@@ -8,7 +8,6 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402  pylint: disable=wrong-import-position
-import numpy as np  # noqa: E402,F401  pylint: disable=wrong-import-position,unused-import
 
 from .causes import ORDER  # noqa: E402  pylint: disable=wrong-import-position
 

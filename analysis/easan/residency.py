@@ -1,4 +1,6 @@
 """Where the profile's threads ran, and how much CPU went to anything else."""
+import numpy as np
+
 from . import compare
 from .metric import Figure, Metric
 
@@ -53,7 +55,7 @@ def compute(ctx):
 
 def plot(result, path):
     """Stacked bars: each thread's run time per CPU."""
-    from .plots import TYPE_COLOURS, TYPE_NAMES, np, plt, save  # pylint: disable=import-outside-toplevel
+    from .plots import TYPE_COLOURS, TYPE_NAMES, plt, save  # pylint: disable=import-outside-toplevel
     run = result.run
     tasks = sorted(result.metrics["tasks"].values(), key=lambda t: t["thread"])
     fig, ax = plt.subplots(figsize=(8, 0.4 * len(tasks) + 1.5))
