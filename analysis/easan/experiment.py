@@ -213,9 +213,8 @@ def _resolve(path, key, name, directory, ext):
     for cand in (os.path.join(directory, name + ext), os.path.join(TOP, name), name):
         if os.path.isfile(cand):
             return os.path.abspath(cand)
-    _fail(path, key, f"'{name}' not found (expected a name in {os.path.relpath(directory, TOP)}/ "
-          "or a path)")
-    return None
+    return _fail(path, key, f"'{name}' not found (expected a name in "
+                 f"{os.path.relpath(directory, TOP)}/ or a path)")
 
 
 def _calibration_cpu(profile_path):

@@ -10,6 +10,7 @@ same whichever way a sweep ran.
 import json
 import os
 import shlex
+import shutil
 import subprocess
 import time
 
@@ -25,10 +26,15 @@ class SlurmError(Exception):
 
 
 def _sbatch(args, timeout=60):
-    r = subprocess.run(["sbatch", "--parsable", *args], capture_output=True, text=True, check=False,
-                       timeout=timeout)
+    try:
+        r = subprocess.run(["sbatch", "--parsable", *args], capture_output=True, text=True,
+                           check=False, timeout=timeout)
+    except FileNotFoundError:
+        raise SlurmError("sbatch not found: run this on a Slurm login node (Debian: make "
+                         "deps-slurm installs slurm-wlm and munge)") from None
     if r.returncode != 0:
-        raise SlurmError(f"sbatch failed: {r.stderr.strip() or r.stdout.strip()}")
+        lines = (r.stderr.strip() or r.stdout.strip() or "no output").splitlines()
+        raise SlurmError(f"sbatch failed: {lines[-1]}")
     return r.stdout.strip().split(";")[0]
 
 
@@ -52,10 +58,14 @@ def submit(experiments_specs, report_args, build=None, partition=None, wait=Fals
         plan = os.path.join(d, "tasks.json")
         sweep.write_atomic(plan, json.dumps(todo, indent=1) + "\n")
         vcpus = max(s["vcpus"] for s in todo)
-        job = _sbatch([*common, f"--array=0-{len(todo) - 1}", f"--cpus-per-task={vcpus}",
-                       f"--job-name=eas-{exp.name}", f"--output={d}/task-%a.log",
-                       f"--wrap={env} exec {PY} {shlex.quote(SWEEP)} task {shlex.quote(plan)} "
-                       f"$SLURM_ARRAY_TASK_ID"])
+        try:
+            job = _sbatch([*common, f"--array=0-{len(todo) - 1}", f"--cpus-per-task={vcpus}",
+                           f"--job-name=eas-{exp.name}", f"--output={d}/task-%a.log",
+                           f"--wrap={env} exec {PY} {shlex.quote(SWEEP)} task {shlex.quote(plan)} "
+                           f"$SLURM_ARRAY_TASK_ID"])
+        except SlurmError:
+            shutil.rmtree(d, ignore_errors=True)
+            raise
         out(f"sweep: {exp.name}: job array {job} ({len(todo)} tasks, {vcpus} CPUs each), "
             f"logs in {os.path.relpath(d, TOP)}/")
         arrays.append(job)

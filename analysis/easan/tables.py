@@ -1,16 +1,20 @@
 """The run's events as pandas tables, read from trace.dat by the C reader.
 
-The reader (analysis/reader/eas-trace-reader.c) writes one CSV per table into
-RUN/analysis/tables; that cache is reused while trace.dat is unchanged. A run
-folder without trace.dat but with the tables (the tests' synthetic runs) is
-read as it is.
+The reader (analysis/reader/eas-trace-reader.c) declares the tables and their
+columns (schema(), its --schema) and writes them with --binary into
+RUN/analysis/tables: NAME.npy, one int64 per column, strings as indices into
+strings.bin, and schema.json; that cache is reused while trace.dat and the
+reader are unchanged. A run folder without trace.dat but with the tables (the
+tests' synthetic runs, written by write()) is read as it is.
 """
+import functools
 import json
 import os
 import shutil
 import subprocess
 import tempfile
 
+import numpy as np
 import pandas as pd
 
 from .errors import AnalysisError
@@ -18,18 +22,36 @@ from .errors import AnalysisError
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 READER = os.environ.get("EAS_TRACE_READER",
                         os.path.join(TOP, "build", "analysis", "eas-trace-reader"))
-TABLES = ("switch", "wakeup", "migrate", "delayed", "decision", "push", "exit", "pelt_se",
-          "pelt_cfs", "util_est", "overutil", "capacity", "energy", "idle", "freq", "print",
-          "markers", "comm", "meta")
-STRING_COLUMNS = {"wakeup": ["kind"], "migrate": ["reason"], "decision": ["reason"],
-                  "push": ["trigger", "why", "outcome"],
-                  "print": ["text"], "markers": ["kind"], "comm": ["comm"], "meta": ["key"]}
+# Bumped when the cache's layout changes, so that an older cache is read again.
+FORMAT = 2
+
+
+def _reader():
+    if not os.access(READER, os.X_OK):
+        raise AnalysisError(f"{READER}: trace reader not built (run 'make analysis')")
+    return READER
+
+
+@functools.lru_cache(maxsize=None)
+def schema():
+    """The reader's tables: {'tables': [{'name', 'doc', 'columns': [{'name', 'type'}]}],
+    ...}, a column's type int, name or text (both strings here)."""
+    r = subprocess.run([_reader(), "--schema"], capture_output=True, text=True, check=False)
+    if r.returncode != 0:
+        raise AnalysisError(f"{READER} --schema failed: {r.stderr.strip()}")
+    return json.loads(r.stdout)
+
+
+def columns(schema_=None):
+    """{table: [column names]} of the schema (default: the reader's)."""
+    return {t["name"]: [c["name"] for c in t["columns"]]
+            for t in (schema_ or schema())["tables"]}
 
 
 def _stamp(trace):
     st = os.stat(trace)
     return {"size": st.st_size, "mtime_ns": st.st_mtime_ns,
-            "reader_mtime_ns": os.stat(READER).st_mtime_ns}
+            "reader_mtime_ns": os.stat(READER).st_mtime_ns, "format": FORMAT}
 
 
 def extract(run_dir):
@@ -37,11 +59,10 @@ def extract(run_dir):
     trace = os.path.join(run_dir, "trace.dat")
     cache = os.path.join(run_dir, "analysis", "tables")
     if not os.path.exists(trace):
-        if os.path.isfile(os.path.join(cache, "meta.csv")):
+        if os.path.isfile(os.path.join(cache, "schema.json")):
             return cache
         raise AnalysisError(f"{run_dir}: no trace.dat (was the run cut short? see run.json)")
-    if not os.access(READER, os.X_OK):
-        raise AnalysisError(f"{READER}: trace reader not built (run 'make analysis')")
+    _reader()
     stamp_file = os.path.join(cache, "stamp.json")
     try:
         with open(stamp_file, encoding="utf-8") as f:
@@ -52,7 +73,8 @@ def extract(run_dir):
     os.makedirs(os.path.dirname(cache), exist_ok=True)
     tmp = tempfile.mkdtemp(prefix=".tables-", dir=os.path.dirname(cache))
     try:
-        r = subprocess.run([READER, trace, tmp], capture_output=True, text=True, check=False)
+        r = subprocess.run([READER, "--binary", trace, tmp], capture_output=True, text=True,
+                           check=False)
         if r.returncode != 0:
             msg = (r.stderr.strip().splitlines() or ["failed"])[-1]
             raise AnalysisError(msg.replace("eas-trace-reader: error: ", ""))
@@ -65,17 +87,77 @@ def extract(run_dir):
     return cache
 
 
+def _read_strings(path):
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError as e:
+        raise AnalysisError(f"{path}: unreadable ({e})") from e
+    return np.array([s.decode("utf-8", "replace") for s in data.split(b"\0")[:-1]], dtype=object)
+
+
 def load(tables_dir):
-    """{name: DataFrame} for every table; numeric columns as int64."""
+    """{name: DataFrame} for every table of the dir's schema.json, in its columns;
+    integers as int64, names and text as str."""
+    path = os.path.join(tables_dir, "schema.json")
+    try:
+        with open(path, encoding="utf-8") as f:
+            schema_ = json.load(f)
+    except (OSError, ValueError) as e:
+        raise AnalysisError(f"{path}: unreadable table schema ({e})") from e
+    strings = _read_strings(os.path.join(tables_dir, schema_["strings"]))
     out = {}
-    for name in TABLES:
-        path = os.path.join(tables_dir, f"{name}.csv")
+    for table in schema_["tables"]:
+        path = os.path.join(tables_dir, f"{table['name']}.npy")
+        names = [c["name"] for c in table["columns"]]
         try:
-            dtype = {c: str for c in STRING_COLUMNS.get(name, [])}
-            out[name] = pd.read_csv(path, dtype=dtype, keep_default_na=False)
-        except (OSError, ValueError, pd.errors.ParserError) as e:
+            a = np.load(path, allow_pickle=False)
+        except (OSError, ValueError) as e:
             raise AnalysisError(f"{path}: unreadable table ({e})") from e
+        if a.ndim != 1 or list(a.dtype.names or ()) != names or \
+                any(a.dtype[n] != np.dtype("<i8") for n in names):
+            raise AnalysisError(f"{path}: columns {a.dtype.names} of {a.dtype}, but the "
+                                f"schema's are {names}, one int64 each")
+        # One int64 block, each column contiguous, as pandas' own readers make it.
+        block = np.ascontiguousarray(a.view(np.int64).reshape(len(a), len(names)).T)
+        df = pd.DataFrame(block.T, columns=names, copy=False)
+        for c in table["columns"]:
+            if c["type"] != "int":
+                try:
+                    df[c["name"]] = strings[df[c["name"]].to_numpy()]
+                except IndexError as e:
+                    raise AnalysisError(f"{path}: column {c['name']} indexes no string of "
+                                        f"{schema_['strings']}") from e
+        out[table["name"]] = df
     return out
+
+
+def write(tables_dir, rows, schema_=None):
+    """Write tables as the reader's --binary does, for runs without a trace.dat:
+    rows {table: [{column: value}]} in the schema's tables and columns (each row
+    every column, no other); a table not in rows is written empty."""
+    schema_ = schema_ or schema()
+    cols = columns(schema_)
+    unknown = set(rows) - set(cols)
+    if unknown:
+        raise ValueError(f"tables {sorted(unknown)} are not the reader's ({sorted(cols)})")
+    os.makedirs(tables_dir, exist_ok=True)
+    strings = {}
+    for table in schema_["tables"]:
+        names = cols[table["name"]]
+        text = {c["name"] for c in table["columns"] if c["type"] != "int"}
+        data = np.zeros(len(rows.get(table["name"], [])), dtype=[(n, "<i8") for n in names])
+        for i, row in enumerate(rows.get(table["name"], [])):
+            if sorted(row) != sorted(names):
+                raise ValueError(f"table {table['name']}: a row of columns {sorted(row)}, "
+                                 f"the reader's are {names}")
+            data[i] = tuple(strings.setdefault(str(row[n]), len(strings)) if n in text
+                            else int(row[n]) for n in names)
+        np.save(os.path.join(tables_dir, f"{table['name']}.npy"), data, allow_pickle=False)
+    with open(os.path.join(tables_dir, schema_["strings"]), "wb") as f:
+        f.write(b"".join(s.encode() + b"\0" for s in strings))
+    with open(os.path.join(tables_dir, "schema.json"), "w", encoding="utf-8") as f:
+        json.dump(schema_, f)
 
 
 def meta(tables):

@@ -183,7 +183,7 @@ def test_mean_difference_held_failed_inconclusive():
     r = ex.evaluate(claim(), MOVES, {"a": a, "b": b_close})
     assert r["verdict"] == ex.INCONCLUSIVE and "straddles" in r["detail"]
     # Welch by hand for a vs b_low: means 110 and 11, variances 62.5 and 2.5, n = 5.
-    d = r = ex.evaluate(claim(), MOVES, {"a": a, "b": b_low})["delta"]
+    d = ex.evaluate(claim(), MOVES, {"a": a, "b": b_low})["delta"]
     assert d["value"] == pytest.approx(-99.0)
     se = (62.5 / 5 + 2.5 / 5) ** 0.5
     df = (62.5 / 5 + 2.5 / 5) ** 2 / ((62.5 / 5) ** 2 / 4 + (2.5 / 5) ** 2 / 4)
