@@ -180,7 +180,12 @@ def build(experiments, build_dir=None, plots=True, out=print):
         sweep.write_atomic(os.path.join(rdir, exp.name, "claims.json"),
                             json.dumps({"experiment": exp.name, "verdicts": verdicts, "metrics": table,
                                         "missing": notes}, indent=1, default=_json) + "\n")
-        out(f"experiments: {exp.name}: {len(notes)} runs missing")
+        every = [m for gs in by.values() for runs in gs.values() for m in runs]
+        bad = [ex.distorted(m) for m in every if ex.distorted(m)]
+        out(f"experiments: {exp.name}: {len(every)} runs analysed, {len(bad)} dropped as distorted "
+            f"by the fidelity check, {len(notes)} missing")
+        for why in sorted(set(bad))[:5]:
+            out(f"experiments:   dropped ({bad.count(why)}): {why}")
         for n in notes:
             out(f"experiments:   missing {n}")
         for v in verdicts:
