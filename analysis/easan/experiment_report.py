@@ -152,16 +152,17 @@ STYLE = ("body{font-family:sans-serif;max-width:1200px;margin:auto}table{border-
 
 def build(experiments, build_dir=None, plots=True, out=print):
     """Judge each experiment from its runs.json and write index.html; returns
-    (path of index.html, {experiment: [verdicts]}). Experiments without a runs.json
-    are listed as not run."""
+    (path of index.html, {experiment: [verdicts]}, {experiment: [runs missing]}).
+    Experiments without a runs.json are listed as not run."""
     rdir = sweep.reports_dir(build_dir)
-    sections, toc, results = [], [], {}
+    sections, toc, results, missing = [], [], {}, {}
     for exp in experiments:
         index = sweep.read_index(exp.name, build_dir)
         if index is None:
             toc.append(f"<li>{_esc(exp.name)}: not run</li>")
             continue
         by, notes = collect(exp, index)
+        missing[exp.name] = notes
         verdicts = ex.judge(exp, by)
         results[exp.name] = verdicts
         table = summarise(exp, by)
@@ -198,7 +199,7 @@ def build(experiments, build_dir=None, plots=True, out=print):
             "few runs, or none left).</p><ul>", *toc, "</ul>", *sections, "</body></html>"]
     path = os.path.join(rdir, "index.html")
     sweep.write_atomic(path, "\n".join(page) + "\n")
-    return path, results
+    return path, results, missing
 
 
 def _json(x):

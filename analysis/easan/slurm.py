@@ -38,6 +38,12 @@ def _sbatch(args, timeout=60):
     return r.stdout.strip().split(";")[0]
 
 
+def _show(path):
+    """A path relative to the project when inside it."""
+    rel = os.path.relpath(path, TOP)
+    return path if rel.startswith("..") else rel
+
+
 def submit(experiments_specs, report_args, build=None, partition=None, wait=False,
            timeout=None, out=print):
     """Submit the runs not done yet of [(experiment, specs)] as job arrays and the
@@ -67,7 +73,7 @@ def submit(experiments_specs, report_args, build=None, partition=None, wait=Fals
             shutil.rmtree(d, ignore_errors=True)
             raise
         out(f"sweep: {exp.name}: job array {job} ({len(todo)} tasks, {vcpus} CPUs each), "
-            f"logs in {os.path.relpath(d, TOP)}/")
+            f"logs in {_show(d)}/")
         arrays.append(job)
     d = os.path.join(sweep.sweeps_dir(build), "slurm", f"{stamp}-report")
     os.makedirs(d, exist_ok=True)
@@ -78,7 +84,7 @@ def submit(experiments_specs, report_args, build=None, partition=None, wait=Fals
     if not wait:
         job = _sbatch([*args, f"--wrap={cmd}"])
         out(f"sweep: analysis job {job} runs when the arrays are over: "
-            f"{os.path.relpath(d, TOP)}/report.log, build/reports/experiments/index.html")
+            f"{_show(d)}/report.log, {_show(sweep.reports_dir(build))}/index.html")
         return job
     job = _sbatch([*args, f"--wrap={cmd}"])
     out(f"sweep: analysis job {job}; waiting for it (timeout {timeout} s)")
