@@ -480,3 +480,45 @@ def test_lava_schema_refuses_a_broken_job():
         lava.validate(job)
     with pytest.raises(ValueError, match="patched kernel only"):
         lava.job({**spec, "kernel": "base"}, "https://lab.example", "x86")
+
+
+def test_index_from_fake_runs(tmp_path, fake_build):
+    """The report of a sweep: run folders with their metrics.json (as analysis/report
+    writes them), one failed run, one distorted run; claims, tables, plots, index."""
+    from easan import experiment_report  # pylint: disable=import-outside-toplevel
+    exp = ex.load(write(tmp_path, with_(repetitions=3)))
+    specs = sweep.with_keys(sweep.plan(exp, None, fake_build), fake_build)
+    done_dir = os.path.join(fake_build, "sweeps", "done")
+    os.makedirs(done_dir)
+    for i, s in enumerate(specs[:-1]):
+        d = tmp_path / "runs" / s["key"]
+        (d / "analysis" / "report").mkdir(parents=True)
+        (d / "trace.dat").write_text("")
+        (d / "run.json").write_text(json.dumps({"status": "ok"}))
+        same = {"a": 100 + i, "b": 10 + i}[s["group"]]
+        m = {"run": s["key"], "migrations": {"same": same},
+             "reaction": {"list": [{"from_crossing_ns": 1e6 * (i + 1)}]},
+             "fidelity": {"distorted": i == 1, "reason": "CPU 2 ran at 40% of the fastest" if i == 1 else ""}}
+        (d / "analysis" / "report" / "metrics.json").write_text(json.dumps({"runs": [m]}))
+        with open(os.path.join(done_dir, s["key"] + ".json"), "w", encoding="utf-8") as f:
+            json.dump({"run": str(d)}, f)
+    fail_dir = os.path.join(fake_build, "sweeps", "failed")
+    os.makedirs(fail_dir)
+    with open(os.path.join(fail_dir, specs[-1]["key"] + ".json"), "w", encoding="utf-8") as f:
+        json.dump({"status": "timeout", "error": "run.sh: error: run timed out"}, f)
+    sweep.write_index(exp, specs, fake_build)
+    lines = []
+    path, results, missing = experiment_report.build([exp], fake_build, out=lines.append)
+    (v,) = results["exp"]
+    # a: 100, 102 (101 dropped as distorted); b: 13, 14 (the third timed out).
+    assert v["verdict"] == ex.HELD and v["lhs"]["n"] == 2 and v["rhs"]["n"] == 2, v
+    assert missing["exp"] == ["smoke b #3: timeout (run.sh: error: run timed out)"]
+    assert "exp: 5 runs analysed, 1 dropped as distorted by the fidelity check, 1 missing" in lines[0]
+    assert "dropped (1): CPU 2 ran at 40% of the fastest" in lines[1]
+    page = open(path, encoding="utf-8").read()
+    assert "held" in page and 'src="exp/smoke.png"' in page and "run timed out" in page
+    assert os.path.getsize(os.path.join(os.path.dirname(path), "exp", "smoke.png")) > 1000
+    with open(os.path.join(os.path.dirname(path), "exp", "claims.json"), encoding="utf-8") as f:
+        claims = json.load(f)
+    row = [r for r in claims["metrics"] if r["metric"] == "moves" and r["group"] == "a"][0]
+    assert row["value"] == 101 and row["n"] == 2 and row["dropped"] == 1
