@@ -20,7 +20,8 @@ push-on.sh on), each replay a run folder of its own; base is a boot of its own.
     through after the change (once the root domain is not overutilized: the lower
     clamp does not clear the flag, the next load balance does) wakes the stopper,
     which moves it to an E-core, where it runs next; base and push off leave it on
-    its P-core for the rest of its run. Ticks are counted as in (a).
+    its P-core while the flag is clear (load balance may move it while the flag is
+    set). Ticks are counted as in (a).
 (c) misfit-cycles, a task that turns CPU-bound on an E-core three times with the
     P-cores idle: it reaches a P-core no later with push than without, by the
     event-exact reaction (first load-tracking event past the fit threshold to the
@@ -186,13 +187,20 @@ def test_lowered_uclamp_stays_on_the_p_core_without_push(kernel, lowered_base, l
     pid, ts, cpu, end, t = lowered_change(folder)
     caps = pp.capacities(folder)
     assert caps[cpu] == P_CAPACITY, f"not on a P-core when capped (CPU {cpu})"
+    ou_s, ou_e = pp.overutilized(t, ts, end)
     mig = t["migrate"]
     moved = mig[(mig["pid"] == pid) & (mig["ts"] > ts) & (mig["ts"] < end)]
-    sl = pp.slices(t)
-    ran = set(sl[(sl["pid"] == pid) & (sl["end"] > ts) & (sl["start"] < end)]["cpu"])
-    print(f"{kernel}: capped on CPU {cpu}; ran on {sorted(ran)} for the "
-          f"{ms(end - ts)} left of its run")
-    assert moved.empty and ran == {cpu}, moved
+    ticks = pp.running_updates(t, pid, cpu, ts, end, exclude=(ou_s, ou_e))
+    print(f"{kernel}: capped on CPU {cpu}; ran through {ticks} ticks there while not "
+          f"overutilized ({pp.overlap(ou_s, ou_e, ts, end) / (end - ts):.0%} of the "
+          f"{ms(end - ts)} left of its run overutilized); moves: "
+          + (", ".join(f"{r.reason} to CPU {r.dest_cpu} after {ms(r.ts - ts)}"
+                       for r in moved.itertuples()) or "none"))
+    # Nothing takes it off while the root domain is not overutilized: it runs
+    # through far more ticks there than a push needs (one). Load balance may move it
+    # while the flag is set (runs of base: after 1.1 and 3.0 s, or not in 2 s).
+    assert ticks > TICKS, ticks
+    assert pp.inside(ou_s, ou_e, moved["ts"].to_numpy(np.int64)).all(), moved
 
 
 def test_lowered_uclamp_leaves_the_p_core_by_the_next_tick_with_push(lowered_patched):
