@@ -121,12 +121,15 @@ class Claim:
     profiles: list = None
     max_half_width: float = None
 
-    def describe(self):
+    def describe(self, metric=None):
+        """The rule in words, numbers in the metric's display unit when given."""
+        scale, unit = (metric.scale, f" {metric.unit}" if metric.unit else "") if metric else (1.0, "")
         if self.rhs is None:
-            right = _num(self.value)
+            right = f"{_num(self.value * scale)}{unit}"
         else:
             right = (f"{_num(self.factor)} x " if self.factor != 1 else "") + self.rhs
-            right += f" {'+' if self.offset >= 0 else '-'} {_num(abs(self.offset))}" if self.offset else ""
+            if self.offset:
+                right += f" {'+' if self.offset >= 0 else '-'} {_num(abs(self.offset) * scale)}{unit}"
         return f"{self.stat} {self.metric}: {self.lhs} {self.op} {right}"
 
 
@@ -531,7 +534,7 @@ def evaluate(claim, metric, groups_runs, drop_distorted=True, point=False):
             else:
                 runs.append(m)
         kept[g] = runs
-    out = {"claim": claim.text, "rule": claim.describe(), "lhs": None, "rhs": None,
+    out = {"claim": claim.text, "rule": claim.describe(metric), "lhs": None, "rhs": None,
            "delta": None, "dropped": dropped}
 
     def result(verdict, detail):
