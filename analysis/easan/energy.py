@@ -104,6 +104,7 @@ def oracle_search(platform, task_demands, allowed=None, clamps=None):
 
 
 NODE_LIMIT = 100
+_INF = (float("inf"), float("inf"))
 
 
 @functools.lru_cache(maxsize=4096)
@@ -114,49 +115,77 @@ def _oracle(groups, demands, may, allow_over):
     # (demand beyond capacity, mW): when nothing fits, the oracle first
     # overcommits as little as it can, then saves energy. Adding a task never
     # lowers a CPU's cost (more work, a point as high or higher), which the
-    # pruning below relies on.
-    inf = (float("inf"), float("inf"))
-
+    # pruning below relies on. A bucket identical to an earlier one (same
+    # groups, demands and affinities) is not searched again (lru_cache).
+    inf = _INF
+    zero = (0.0, 0.0)
     memo = {}
+    cpu_power = power_model.cpu_power
 
     def cost_of(g, entry):
-        load, lo, hi = entry
-        if not load:
-            return 0.0, 0.0
-        if (g, entry) not in memo:
-            kind, cap, _ = groups[g]
-            mw, over = power_model.cpu_power(kind, cap, load, (lo, hi))
-            memo[(g, entry)] = inf if over and not allow_over else \
-                ((load - cap) if over else 0.0, mw)
-        return memo[(g, entry)]
+        cost = memo.get((g, entry))
+        if cost is None:
+            load, lo, hi = entry
+            if not load:
+                cost = zero
+            else:
+                kind, cap, _ = groups[g]
+                mw, over = cpu_power(kind, cap, load, (lo, hi))
+                cost = inf if over and not allow_over else ((load - cap) if over else 0.0, mw)
+            memo[(g, entry)] = cost
+        return cost
+
+    # Per task, the groups it may use with their CPU counts.
+    places = [[(g, count) for g, (_, _, count) in enumerate(groups) if may[i][g]]
+              for i in range(len(demands))]
 
     def moves(i, loads):
-        """(new loads, added cost) for each place task i can go."""
-        d = demands[i]
-        for g, (_, _, count) in enumerate(groups):
-            if not may[i][g]:
-                continue
+        """[(added cost, g, j, entry)]: task i joins the j-th used CPU of group g (or
+        opens it), which then holds entry; in the order the places are tried."""
+        d, lo, hi = demands[i]
+        out = []
+        for g, count in places[i]:
             used = loads[g]
-            for j in range(min(len(used) + 1, count)):
-                if j and j < len(used) and used[j] == used[j - 1]:
-                    continue  # same load, same outcome
-                old = used[j] if j < len(used) else EMPTY
-                before, after = cost_of(g, old), cost_of(g, _join(old, d))
+            n = len(used)
+            prev = None
+            for j in range(n + 1 if n < count else count):
+                if j < n:
+                    old = used[j]
+                    if old == prev:
+                        continue  # same load, same outcome
+                    prev = old
+                    joined = (old[0] + d, lo if lo > old[1] else old[1],
+                              hi if hi > old[2] else old[2])
+                else:
+                    old = EMPTY
+                    joined = _join(EMPTY, demands[i])
+                after = memo.get((g, joined)) or cost_of(g, joined)
                 if after == inf:
                     continue  # overcommits while that is not allowed
-                new = tuple(sorted(used[:j] + (_join(old, d),) + used[j + 1:]))
-                yield loads[:g] + (new,) + loads[g + 1:], (after[0] - before[0], after[1] - before[1])
+                before = memo.get((g, old)) or cost_of(g, old)
+                out.append(((after[0] - before[0], after[1] - before[1]), g, j, joined))
+        return out
+
+    def placed(loads, g, j, joined):
+        """loads with the j-th used CPU of group g holding joined, kept sorted."""
+        used = loads[g]
+        new = tuple(sorted(used[:j] + (joined,) + used[j + 1:]))
+        return loads[:g] + (new,) + loads[g + 1:]
 
     def add(a, b):
         return a[0] + b[0], a[1] + b[1]
 
+    def by_cost(move):
+        return move[0]
+
     # Greedy first: each task where it adds least. Its cost bounds the search.
     loads, best = tuple(() for _ in groups), (0.0, 0.0)
     for i in range(len(demands)):
-        options = list(moves(i, loads))
+        options = moves(i, loads)
         if not options:
             return float("inf"), True
-        loads, delta = min(options, key=lambda o: o[1])
+        delta, g, j, joined = min(options, key=by_cost)
+        loads = placed(loads, g, j, joined)
         best = add(best, delta)
     best = [best]
     seen = {}
@@ -172,11 +201,13 @@ def _oracle(groups, demands, may, allow_over):
         if seen.get((i, loads), inf) <= cost:
             return
         seen[(i, loads)] = cost
-        for new, delta in sorted(moves(i, loads), key=lambda o: o[1]):
+        for delta, g, j, joined in sorted(moves(i, loads), key=by_cost):
             nxt = add(cost, delta)
             if nxt >= best[0]:
                 break  # sorted: the other places cost more still
-            walk(i + 1, new, nxt)
+            if budget[0] <= 0:
+                break  # out of steps: walk() would return at once
+            walk(i + 1, placed(loads, g, j, joined), nxt)
 
     walk(0, tuple(() for _ in groups), (0.0, 0.0))
     return best[0][1], budget[0] > 0
