@@ -65,7 +65,9 @@ def submit(experiments_specs, report_args, build=None, partition=None, wait=Fals
         sweep.write_atomic(plan, json.dumps(todo, indent=1) + "\n")
         vcpus = max(s["vcpus"] for s in todo)
         try:
+            # --time: QEMU's own limit, run.sh's margin around it, the run's analysis.
             job = _sbatch([*common, f"--array=0-{len(todo) - 1}", f"--cpus-per-task={vcpus}",
+                           f"--time={(sweep.RUN_TIMEOUT + 600 + 1800) // 60}",
                            f"--job-name=eas-{exp.name}", f"--output={d}/task-%a.log",
                            f"--wrap={env} exec {PY} {shlex.quote(SWEEP)} task {shlex.quote(plan)} "
                            f"$SLURM_ARRAY_TASK_ID"])
@@ -77,7 +79,8 @@ def submit(experiments_specs, report_args, build=None, partition=None, wait=Fals
         arrays.append(job)
     d = os.path.join(sweep.sweeps_dir(build), "slurm", f"{stamp}-report")
     os.makedirs(d, exist_ok=True)
-    args = [*common, "--job-name=eas-report", f"--output={d}/report.log", "--cpus-per-task=1"]
+    args = [*common, "--job-name=eas-report", f"--output={d}/report.log", "--cpus-per-task=1",
+            "--time=120"]
     if arrays:
         args.append("--dependency=afterany:" + ":".join(arrays))
     cmd = f"{env} exec {PY} {shlex.quote(SWEEP)} report " + " ".join(shlex.quote(a) for a in report_args)
