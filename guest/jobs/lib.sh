@@ -233,21 +233,34 @@ children_ticks() {
 }
 
 # proc_sched_snapshot JOB: /proc/<tid>/sched's uclamp and slice lines of the
-# threads named in JOB/sched-attrs.txt, one second after the first appears (up
-# to a minute). Shell builtins only in the loop: a process per thread is slow
-# under TCG.
+# threads named in JOB/sched-attrs.txt, one second after the first appears (looked
+# for every 0.1 s, up to a minute). Shell builtins only: a process per thread (a
+# grep) takes tens of ms under TCG, and a short busy profile's threads would be
+# gone before it is done.
 proc_sched_snapshot() {
 	_names=" $(awk '{ printf "%s ", $1 }' "$1/sched-attrs.txt")"
-	_snap() {
+	# _ours TASKDIR: whether the thread is one of the named ones.
+	_ours() {
+		read -r _tname 2>/dev/null < "$1/comm" || return 1
+		case "$_names" in *" $_tname "*) return 0 ;; esac
+		return 1
+	}
+	_appeared() {
 		for _t in /proc/[0-9]*/task/[0-9]*; do
-			read -r _tname < "$_t/comm" 2>/dev/null || continue
-			case "$_names" in *" $_tname "*) ;; *) continue ;; esac
-			echo "== $_tname ${_t##*/}"
-			grep -E '^(uclamp|effective uclamp|se\.slice)' "$_t/sched"
+			_ours "$_t" && return 0
 		done
+		return 1
 	}
 	_i=0
-	while [ $_i -lt 60 ] && [ -z "$(_snap)" ]; do sleep 1; _i=$((_i + 1)); done
+	while [ $_i -lt 600 ] && ! _appeared; do sleep 0.1; _i=$((_i + 1)); done
 	sleep 1
-	_snap
+	for _t in /proc/[0-9]*/task/[0-9]*; do
+		_ours "$_t" || continue
+		echo "== $_tname ${_t##*/}"
+		while IFS= read -r _line; do
+			case "$_line" in
+			uclamp* | "effective uclamp"* | se.slice*) echo "$_line" ;;
+			esac
+		done 2>/dev/null < "$_t/sched"
+	done
 }
