@@ -40,7 +40,8 @@ def waiting_intervals(tables, pid):
     """[(start, end)] ns where pid was runnable but not running."""
     wk = tables["wakeup"]
     sw = tables["switch"]
-    starts = list(wk[(wk["pid"] == pid) & wk["kind"].isin(["wakeup", "new"])]["ts"])
+    wk = wk[wk["pid"] == pid]
+    starts = list(wk[wk["kind"].isin(["wakeup", "new"])]["ts"])
     starts += list(sw[(sw["prev_pid"] == pid) & sw["prev_state"].isin(RUNNABLE_STATES)]["ts"])
     ins = sorted(sw[sw["next_pid"] == pid]["ts"])
     events = sorted([(t, 1) for t in starts] + [(t, 0) for t in ins])
@@ -106,11 +107,9 @@ def stuck(run, sl, t0, t1):
 
 
 def _longest_run(flags):
-    best = cur = 0
-    for f in flags:
-        cur = cur + 1 if f else 0
-        best = max(best, cur)
-    return best
+    """The longest stretch of consecutive True in flags."""
+    edges = np.flatnonzero(np.diff(np.concatenate(([0], np.asarray(flags, np.int8), [0]))))
+    return int((edges[1::2] - edges[::2]).max()) if len(edges) else 0
 
 
 def compute(ctx):

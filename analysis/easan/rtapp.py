@@ -43,7 +43,8 @@ def threads(markers, names):
 def phase_starts(markers, pid):
     """(ts, phase) arrays of the "begins loop" markers where thread pid starts a
     phase: rt-app writes one at every loop of a phase, only a change of phase counts."""
-    mine = markers[(markers["pid"] == pid) & (markers["kind"] == "begin")]
+    mine = markers[markers["pid"] == pid]
+    mine = mine[mine["kind"] == "begin"]
     change = mine["phase"].ne(mine["phase"].shift())
     return mine["ts"][change].to_numpy(), mine["phase"][change].to_numpy()
 
