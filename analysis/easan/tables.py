@@ -7,17 +7,19 @@ strings.bin, and schema.json; that cache is reused while trace.dat and the
 reader are unchanged. A run folder without trace.dat but with the tables (the
 tests' synthetic runs, written by write()) is read as it is.
 """
+import atexit
 import functools
 import json
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
 
-import numpy as np
-import pandas as pd
-
 from .errors import AnalysisError
+
+# numpy and pandas are imported where tables are loaded or written, so that a command
+# can prefetch() its runs' tables before it loads them and the analysis.
 
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 READER = os.environ.get("EAS_TRACE_READER",
@@ -54,32 +56,48 @@ def _stamp(trace):
             "reader_mtime_ns": os.stat(READER).st_mtime_ns, "format": FORMAT}
 
 
-def extract(run_dir):
-    """Run the reader if the cache is missing or stale; return the tables dir."""
+# Readers started by prefetch(), by run folder: (process, output dir, cache, stamp).
+_STARTED = {}
+
+
+def _start(run_dir):
+    """Start the reader on run_dir's trace.dat if its tables are missing or stale:
+    (process, output dir, cache, stamp) to _finish(), or None when the cache holds."""
     trace = os.path.join(run_dir, "trace.dat")
     cache = os.path.join(run_dir, "analysis", "tables")
     if not os.path.exists(trace):
         if os.path.isfile(os.path.join(cache, "schema.json")):
-            return cache
+            return None
         raise AnalysisError(f"{run_dir}: no trace.dat (was the run cut short? see run.json)")
     _reader()
-    stamp_file = os.path.join(cache, "stamp.json")
+    stamp = _stamp(trace)
     try:
-        with open(stamp_file, encoding="utf-8") as f:
-            if json.load(f) == _stamp(trace):
-                return cache
+        with open(os.path.join(cache, "stamp.json"), encoding="utf-8") as f:
+            if json.load(f) == stamp:
+                return None
     except (OSError, ValueError):
         pass
     os.makedirs(os.path.dirname(cache), exist_ok=True)
     tmp = tempfile.mkdtemp(prefix=".tables-", dir=os.path.dirname(cache))
     try:
-        r = subprocess.run([READER, "--binary", trace, tmp], capture_output=True, text=True,
-                           check=False)
-        if r.returncode != 0:
-            msg = (r.stderr.strip().splitlines() or ["failed"])[-1]
+        proc = subprocess.Popen([READER, "--binary", trace, tmp], stdout=subprocess.DEVNULL,
+                                stderr=subprocess.PIPE, text=True)
+    except OSError:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return proc, tmp, cache, stamp
+
+
+def _finish(job):
+    """Wait for a reader from _start(); its tables replace the cache. The cache dir."""
+    proc, tmp, cache, stamp = job
+    try:
+        _, err = proc.communicate()
+        if proc.returncode != 0:
+            msg = (err.strip().splitlines() or ["failed"])[-1]
             raise AnalysisError(msg.replace("eas-trace-reader: error: ", ""))
         with open(os.path.join(tmp, "stamp.json"), "w", encoding="utf-8") as f:
-            json.dump(_stamp(trace), f)
+            json.dump(stamp, f)
         shutil.rmtree(cache, ignore_errors=True)
         os.replace(tmp, cache)
     finally:
@@ -87,18 +105,58 @@ def extract(run_dir):
     return cache
 
 
+def prefetch(run_dir):
+    """Start reading run_dir's trace.dat in the background when its tables are missing
+    or stale, for a command that has other work (its imports) to do meanwhile;
+    extract() then waits for it. A folder that cannot be read is left to extract()
+    to report."""
+    key = os.path.realpath(run_dir)
+    if key in _STARTED:
+        return
+    try:
+        job = _start(run_dir)
+    except (AnalysisError, OSError):
+        return
+    if job:
+        _STARTED[key] = job
+
+
+@atexit.register
+def _abandon():
+    """Readers prefetched but never waited for (an error came first): stopped, and
+    their output removed."""
+    for proc, tmp, _, _ in _STARTED.values():
+        proc.kill()
+        proc.wait()
+        shutil.rmtree(tmp, ignore_errors=True)
+    _STARTED.clear()
+
+
+def extract(run_dir):
+    """Run the reader if the cache is missing or stale (or wait for the one prefetch()
+    started); return the tables dir."""
+    job = _STARTED.pop(os.path.realpath(run_dir), None) or _start(run_dir)
+    return _finish(job) if job else os.path.join(run_dir, "analysis", "tables")
+
+
 def _read_strings(path):
+    import numpy as np  # pylint: disable=import-outside-toplevel
     try:
         with open(path, "rb") as f:
             data = f.read()
     except OSError as e:
         raise AnalysisError(f"{path}: unreadable ({e})") from e
-    return np.array([s.decode("utf-8", "replace") for s in data.split(b"\0")[:-1]], dtype=object)
+    # Interned: the analysis compares these columns with literals ("begin", "wakeup"),
+    # which an identity check then settles.
+    return np.array([sys.intern(s.decode("utf-8", "replace")) for s in data.split(b"\0")[:-1]],
+                    dtype=object)
 
 
 def load(tables_dir):
     """{name: DataFrame} for every table of the dir's schema.json, in its columns;
     integers as int64, names and text as str."""
+    import numpy as np  # pylint: disable=import-outside-toplevel
+    import pandas as pd  # pylint: disable=import-outside-toplevel
     path = os.path.join(tables_dir, "schema.json")
     try:
         with open(path, encoding="utf-8") as f:
@@ -136,6 +194,7 @@ def write(tables_dir, rows, schema_=None):
     """Write tables as the reader's --binary does, for runs without a trace.dat:
     rows {table: [{column: value}]} in the schema's tables and columns (each row
     every column, no other); a table not in rows is written empty."""
+    import numpy as np  # pylint: disable=import-outside-toplevel
     schema_ = schema_ or schema()
     cols = columns(schema_)
     unknown = set(rows) - set(cols)
