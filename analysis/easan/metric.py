@@ -37,7 +37,9 @@ class Metric:
     rows(value) -> [(label, text)]: its lines in the run's table (value not None);
     label: the line's label when it was not traced. details(run metrics) -> markdown
     lines after the run's table. ab: its A/B rows (compare.Mean, Counts,
-    Percentiles)."""
+    Percentiles). start(ctx), for a metric that can do its work in another process:
+    begins it and returns an object whose result() is what compute(ctx) returns;
+    metrics.compute() starts these before it computes the others."""
     key: Optional[str]
     compute: Callable
     events: tuple = ()
@@ -47,6 +49,7 @@ class Metric:
     details: Optional[Callable] = None
     figures: tuple = ()
     ab: tuple = ()
+    start: Optional[Callable] = None
 
     @property
     def name(self):

@@ -62,13 +62,21 @@ def compute(run, settle_ns=capped.SETTLE_NS):
              for pid, thread, task in zip(run.threads["pid"], run.threads["thread"],
                                           run.threads["task"])}
     values, not_traced = {}, {}
+    lacking = {metric.name: missing(run, metric.events) for metric in METRICS}
+    # Metrics that can work in another process start first, and go on while this one
+    # computes the others.
+    started = {metric.name: metric.start(ctx) for metric in METRICS
+               if metric.start and not lacking[metric.name]}
+    results = {metric.name: metric.compute(ctx) for metric in METRICS
+               if metric.name not in started and not lacking[metric.name]}
     for metric in METRICS:
-        lacking = missing(run, metric.events)
-        if lacking:
-            not_traced[metric.name] = lacking
+        if lacking[metric.name]:
+            not_traced[metric.name] = lacking[metric.name]
             value, per_thread = None, {int(p): None for p in run.pids}
+        elif metric.name in started:
+            value, per_thread = started[metric.name].result()
         else:
-            value, per_thread = metric.compute(ctx)
+            value, per_thread = results[metric.name]
         if metric.key:
             values[metric.key] = value
         if metric.thread_key:
