@@ -27,7 +27,7 @@ help:
 	@echo "make run PROFILE=F [KERNEL=base|patched|notrace] [KCONFIG=default|debug] [CPUS=n] [CMDLINE=...]"
 	@echo "make kernel [KERNEL=..] [KCONFIG=..], make kernels, make initramfs, make deps"
 	@echo "make report RUNS='dir...' [VS='dir...']  report.html/md + metrics.json (A/B with VS)"
-	@echo "make bench-analysis       analysis speed vs trace-cmd report on a 1 M-event trace"
+	@echo "make bench-analysis [BENCH_RUN=dir|synthetic]  analysis speed vs trace-cmd report on a 1 M-event trace"
 	@echo "make prefixes             every prefix of the series builds (slow)"
 	@echo "make bench-speed [REPS=n] capacity-faithful speed: E-core vs P-core run time"
 	@echo "make bench-push [REPS=n]  fair push on/off: hackbench and a pipe ping-pong, interleaved"
@@ -62,9 +62,11 @@ report: $(READER)
 	@test -n "$(RUNS)" || { echo "usage: make report RUNS='build/runs/A ...' [VS='build/runs/B ...']" >&2; exit 2; }
 	@analysis/report $(RUNS) $(if $(VS),--vs $(VS))
 
-# Not a test: the analysis of a >= 1 M-event trace vs trace-cmd report, as a ratio.
-bench-analysis: kernels initramfs $(READER)
-	@analysis/bench.py
+# Not a test: the analysis of a >= 1 M-event trace vs trace-cmd report, as a ratio; of a
+# guest run of guest/bench/churn.json, or BENCH_RUN (a run folder, or synthetic: one
+# written on the host, no kernel needed).
+bench-analysis: $(READER) $(if $(BENCH_RUN),,kernels initramfs)
+	@analysis/bench.py $(if $(filter synthetic,$(BENCH_RUN)),--synthetic,$(BENCH_RUN))
 
 # Slow: the series applies with git am and every prefix of it builds.
 prefixes: deps

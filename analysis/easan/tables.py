@@ -15,6 +15,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Mapping
 
 from .errors import AnalysisError
 
@@ -152,21 +153,38 @@ def _read_strings(path):
                     dtype=object)
 
 
-def load(tables_dir):
-    """{name: DataFrame} for every table of the dir's schema.json, in its columns;
-    integers as int64, names and text as str."""
-    import numpy as np  # pylint: disable=import-outside-toplevel
-    import pandas as pd  # pylint: disable=import-outside-toplevel
-    path = os.path.join(tables_dir, "schema.json")
-    try:
-        with open(path, encoding="utf-8") as f:
-            schema_ = json.load(f)
-    except (OSError, ValueError) as e:
-        raise AnalysisError(f"{path}: unreadable table schema ({e})") from e
-    strings = _read_strings(os.path.join(tables_dir, schema_["strings"]))
-    out = {}
-    for table in schema_["tables"]:
-        path = os.path.join(tables_dir, f"{table['name']}.npy")
+class Tables(Mapping):
+    """{name: DataFrame} for every table of a tables dir's schema.json, in its columns,
+    integers as int64, names and text as str; each table read when first asked for
+    (the analysis needs half of them)."""
+
+    def __init__(self, tables_dir):
+        path = os.path.join(tables_dir, "schema.json")
+        try:
+            with open(path, encoding="utf-8") as f:
+                self.schema = json.load(f)
+        except (OSError, ValueError) as e:
+            raise AnalysisError(f"{path}: unreadable table schema ({e})") from e
+        self._dir = tables_dir
+        self._tables = {t["name"]: t for t in self.schema["tables"]}
+        self._loaded = {}
+        self._strings = None
+
+    def __getitem__(self, name):
+        if name not in self._loaded:
+            self._loaded[name] = self._read(self._tables[name])
+        return self._loaded[name]
+
+    def __iter__(self):
+        return iter(self._tables)
+
+    def __len__(self):
+        return len(self._tables)
+
+    def _read(self, table):
+        import numpy as np  # pylint: disable=import-outside-toplevel
+        import pandas as pd  # pylint: disable=import-outside-toplevel
+        path = os.path.join(self._dir, f"{table['name']}.npy")
         names = [c["name"] for c in table["columns"]]
         try:
             a = np.load(path, allow_pickle=False)
@@ -181,13 +199,20 @@ def load(tables_dir):
         df = pd.DataFrame(block.T, columns=names, copy=False)
         for c in table["columns"]:
             if c["type"] != "int":
+                if self._strings is None:
+                    self._strings = _read_strings(os.path.join(self._dir,
+                                                               self.schema["strings"]))
                 try:
-                    df[c["name"]] = strings[df[c["name"]].to_numpy()]
+                    df[c["name"]] = self._strings[df[c["name"]].to_numpy()]
                 except IndexError as e:
                     raise AnalysisError(f"{path}: column {c['name']} indexes no string of "
-                                        f"{schema_['strings']}") from e
-        out[table["name"]] = df
-    return out
+                                        f"{self.schema['strings']}") from e
+        return df
+
+
+def load(tables_dir):
+    """The tables of a dir the reader (or write()) filled: Tables."""
+    return Tables(tables_dir)
 
 
 def write(tables_dir, rows, schema_=None):
