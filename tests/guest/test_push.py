@@ -3,8 +3,8 @@ time, events), never host wall-clock limits.
 
 Push on and off are compared on one boot of the patched kernel: guest/jobs/replays.sh
 replays the profile once per SETUPS snippet (guest/setups/push-off.sh switches the
-three sched_feats FAIR_PUSH, FAIR_PUSH_TICK and EAS_FEWER_RUNNABLE off,
-push-on.sh on), each replay a run folder of its own; base is a boot of its own.
+four sched_feats FAIR_PUSH, FAIR_PUSH_TICK, EAS_FEWER_RUNNABLE and EAS_CHEAPER_TIE
+off, push-on.sh on), each replay a run folder of its own; base is a boot of its own.
 
 (a) capped-hogs, eight CPU-bound tasks capped at util_max 100 (more than the four
     E-cores): with push, after a 50 ms settling window from each thread's start, no
@@ -49,6 +49,11 @@ PUSH_REASONS = ("fair_push", "fair_push_tick")
 # the root domain is not overutilized: the tick that finds it there, and the one at
 # its put-back when the stopper (or the put-back push) takes it off.
 TICKS = 2
+# In capped-hogs, where other threads come and go, a brief preemption by one of
+# them adds a put-back and a set-next update without a tick: one run of 2026-12-05
+# showed a thread pulled onto a P-core while overutilized make 3 updates there (8.6
+# ms) after the flag cleared before the tick push took it off. Push off: 26 and 52.
+CAPPED_UPDATES = TICKS + 1
 E_CAPACITY, P_CAPACITY = 600, 1024
 
 
@@ -150,9 +155,14 @@ def test_capped_hogs_leave_p_cores_and_spread_with_push(capped_patched):
     # first tick or put-back of its CPU. The bound counts what the CPU did, not guest
     # time: a vCPU the host leaves unscheduled for tens of ms (6 vCPUs on 2 cores)
     # processes no tick meanwhile. Measured with push off: up to 26 and 52.
-    assert pl["max_p_updates"] <= TICKS, worst(pl["p_stretches"], t0)
-    assert pl["max_pile_updates"] <= TICKS, worst(pl["pile_stretches"], t0)
+    assert pl["max_p_updates"] <= CAPPED_UPDATES, worst(pl["p_stretches"], t0)
+    assert pl["max_pile_updates"] <= CAPPED_UPDATES, worst(pl["pile_stretches"], t0)
     assert (push["outcome"] == "pushed").sum() >= 1 and len(moves) >= 1
+    # Spread, the hogs stay put: a push between CPUs of one cost only to fewer tasks.
+    # A rule that let energy move a hog onto a sibling its peers saturate (which it
+    # sees as free) would move hogs back and forth at tick rate, hundreds of moves in
+    # 3 s; a run of the fixed rule made 31 for 8 threads.
+    assert len(moves) <= 10 * pl["threads"], moves["reason"].value_counts().to_dict()
 
 
 # (b) --------------------------------------------------------------------------
