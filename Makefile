@@ -16,14 +16,14 @@ RUNS ?=
 VS ?=
 
 .PHONY: all deps kernel kernels initramfs run demo check check-host check-guest \
-	check-debug debug-check clean help analysis report bench-analysis bench-speed bench-push bench-trace \
+	check-debug debug-profiles clean help analysis report bench-analysis bench-speed bench-push bench-trace \
 	experiments experiments-slurm experiments-lava check-slurm deps-slurm prefixes soak
 
 all: help
 
 help:
 	@echo "make demo                 install, build both kernels, run $(DEMO_PROFILE) on each, A/B report"
-	@echo "make check                every test (host and guest)"
+	@echo "make check                every test: check-host, check-guest, check-debug (each on its own too)"
 	@echo "make run PROFILE=F [KERNEL=base|patched|notrace] [KCONFIG=default|debug] [CPUS=n] [CMDLINE=...]"
 	@echo "make kernel [KERNEL=..] [KCONFIG=..], make kernels, make initramfs, make deps"
 	@echo "make report RUNS='dir...' [VS='dir...']  report.html/md + metrics.json (A/B with VS)"
@@ -37,8 +37,11 @@ help:
 	@echo "make experiments-lava ARTIFACTS=URL [DEVICE=qemu|x86] [EXPERIMENTS=..]  LAVA job definitions"
 	@echo "make check-slurm          a two-run sweep on a single-node Slurm started here (slower than check)"
 	@echo "make soak                 200 CPU offline/online cycles while pushes fire (debug kernel)"
-	@echo "make debug-check          every profile on the debug (lockdep) kernel"
+	@echo "make debug-profiles       every profile on the debug (lockdep) kernel (not a test: a sweep)"
 	@echo "make clean                remove build/ (the ccache stays)"
+	@echo "variables (make run, demo, experiments): PROFILE, KERNEL, KCONFIG, PLATFORM (TYPE:COUNT:CAP,..),"
+	@echo "  CPUS, CMDLINE, SETUP, SETUPS (guest/setups/*.sh), TIMEOUT (s), MEM, ACCEL (auto|tcg|kvm),"
+	@echo "  DEMO_PROFILE, RUNS, VS, REPS, JOBS, EXPERIMENTS, SMALL, WAIT, ARTIFACTS, DEVICE, BENCH_RUN"
 
 deps:
 	@guest/deps.sh
@@ -139,8 +142,8 @@ check-debug: deps initramfs $(READER)
 	@guest/kernel.sh patched debug
 	@$(PYTHON) -m pytest -q -p no:cacheprovider tests/debug
 
-# Every profile of the library on the debug kernel (slower; not part of check).
-debug-check: deps initramfs
+# Every profile of the library on the debug kernel (slower; a sweep, not part of check).
+debug-profiles: deps initramfs
 	@guest/kernel.sh patched debug
 	@for p in rt-app-profiles/*.json; do guest/run.sh "$$p" patched debug || exit 1; done
 
