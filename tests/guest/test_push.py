@@ -317,7 +317,11 @@ def test_push_respects_affinity(replay, limits_patched):
     # Within its mask, whatever moved it; a push decision never names a CPU outside.
     assert set(m_moves["dest_cpu"]) <= {4, 5}, m_moves
     assert set(m_push[m_push["dst_cpu"] >= 0]["dst_cpu"]) <= {4, 5}, m_push
-    assert (m_push["outcome"] != "not_allowed").all(), m_push
+    # not_allowed names a CPU the task may not go to: outside its mask never; in the
+    # cpu.max replay a destination whose copy of the task's group is throttled
+    # (throttled_lb_pair()) is refused so too (one run: CPU 5, inside the mask).
+    if replay != "cgroup-throttle":
+        assert (m_push["outcome"] != "not_allowed").all(), m_push
     # Pinned: never a candidate, so no decision at all.
     assert p_push.empty, p_push
     if replay == "push-on":
