@@ -3,8 +3,8 @@ time, events), never host wall-clock limits.
 
 Push on and off are compared on one boot of the patched kernel: guest/jobs/replays.sh
 replays the profile once per SETUPS snippet (guest/setups/push-off.sh switches the
-four sched_feats FAIR_PUSH, FAIR_PUSH_TICK, EAS_FEWER_RUNNABLE and EAS_CHEAPER_TIE
-off, push-on.sh on), each replay a run folder of its own; base is a boot of its own.
+five sched_feats FAIR_PUSH, FAIR_PUSH_TICK, EAS_FEWER_RUNNABLE, EAS_CHEAPER_TIE and
+EAS_PUSH_OWN_COST off, push-on.sh on), each replay a run folder of its own; base is a boot of its own.
 
 (a) capped-hogs, eight CPU-bound tasks capped at util_max 100 (more than the four
     E-cores): with push, after a 50 ms settling window from each thread's start, no
