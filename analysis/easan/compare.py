@@ -5,10 +5,12 @@ Each metric declares its rows (Metric.ab), of three kinds:
 - Mean: a number per run. The group's mean with Student's t interval over its runs;
   the delta B - A with Welch's interval.
 - Counts: a dict of event counts by name per run, one Mean row "label: name" for each
-  name a run of either group counted and for each of `names` (the kernel's own list)
-  whenever a run traced the event, in the order of `order` (default `names`), others
-  after them sorted. A name missing from a run's dict counted 0 there; a dict that is
-  None (an event the kernel lacks) counted nothing.
+  name a run of either group counted and, where `enum` names an enum field
+  ("event.field"), for each name the runs' kernels give its values (metrics' "enums",
+  from the trace's formats) that `keep` accepts, whenever a run traced the event; in
+  the order of `order` (default: the enum's), others after them sorted. A name missing
+  from a run's dict counted 0 there; a dict that is None (an event the kernel lacks)
+  counted nothing.
 - Percentiles: values per run (samples(result), None when the run did not measure
   them), a row per percentile with bootstrap intervals (stats.bootstrap: runs and the
   values inside them resampled). pooled: the percentile over the values of all the
@@ -42,8 +44,19 @@ class Mean:
 class Counts:
     label: str
     path: tuple
-    names: tuple = ()
+    enum: str = ""
+    keep: Optional[Callable] = None
     order: Optional[tuple] = None
+
+    def names(self, results):
+        """The enum's names in the results' kernels, in value order, those of the
+        first kernel first."""
+        out = {}
+        for r in results:
+            for name in (r.metrics.get("enums") or {}).get(self.enum, ()):
+                if self.keep is None or self.keep(name):
+                    out.setdefault(name, None)
+        return tuple(out)
 
 
 @dataclass(frozen=True)
@@ -90,8 +103,9 @@ def mean_row(name, unit, va, vb):
 
 def _count_rows(spec, a, b):
     dicts = [d for d in (_get(r.metrics, spec.path) for r in a + b) if d is not None]
-    order = list(spec.order or spec.names)
-    seen = {n for d in dicts for n in d} | (set(spec.names) if dicts else set())
+    names = spec.names(a + b) if spec.enum else ()
+    order = list(spec.order or names)
+    seen = {n for d in dicts for n in d} | (set(names) if dicts else set())
     out = []
     for name in [n for n in order if n in seen] + sorted(seen - set(order)):
         def value(r, name=name):

@@ -10,6 +10,7 @@ import functools
 from . import capped, delayed, energy, fidelity, fitness, latency, migrations, placement
 from . import power_model, push, reaction, residency, schedule, verdict
 from .metric import missing
+from .tables import enum as tables_enum
 
 METRICS = (*migrations.METRICS, residency.RESIDENCY, residency.WORK, delayed.METRIC,
            placement.METRIC, reaction.METRIC, latency.LATENCY, energy.METRIC,
@@ -55,6 +56,13 @@ class Context:
                 "latency": self.latencies, "speeds": self.speeds}
 
 
+def enums(symbols):
+    """{"event.field": [names in value order]} of the trace's enum fields, whose A/B
+    rows (compare.Counts' enum) list every name, 0 where a run never counted it."""
+    keys = sorted(set(zip(symbols["event"], symbols["field"])))
+    return {f"{e}.{f}": list(tables_enum(symbols, e, f)) for e, f in keys}
+
+
 def compute(run, settle_ns=capped.SETTLE_NS):
     """(metrics dict, Context.data())."""
     ctx = Context(run, settle_ns)
@@ -97,6 +105,7 @@ def compute(run, settle_ns=capped.SETTLE_NS):
         "not_traced": not_traced,
         "power_model": power_model.DESCRIPTION,
         "faithful_speed": run.faithful,
+        "enums": enums(run.tables["symbols"]),
         "tasks": tasks,
     }
     m["verdict"] = verdict.judge(m, run.platform.ncpus)

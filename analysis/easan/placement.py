@@ -1,20 +1,19 @@
 """Placements a project heuristic made instead of mainline's (eas_placement_decision,
 patched kernel only), counted by heuristic for the profile's threads over the window.
 
-REASONS are the names of the kernel's enum sched_placement_reason but "none", in value
-order, as the series declares them (series.py): spare_tie (EAS_SPARE_TIE: an
-equal-energy tie went to the CPU with the most spare capacity), fewer_runnable
-(EAS_FEWER_RUNNABLE: a CPU of the same cost with fewer runnable tasks), cheaper_tie
-(EAS_CHEAPER_TIE: a CPU of a cheaper perf domain on an equal-energy tie). A run lists
-the heuristics that fired; the A/B table has a row for each of REASONS, 0 where it
-never fired.
+Its A/B rows name every reason of the kernel's enum sched_placement_reason but "none"
+(the names the event's format gives them, in value order), 0 where it never fired:
+spare_tie (EAS_SPARE_TIE: an equal-energy tie went to the CPU with the most spare
+capacity), fewer_runnable (EAS_FEWER_RUNNABLE: a CPU of the same cost with fewer
+runnable tasks), cheaper_tie (EAS_CHEAPER_TIE: a CPU of a cheaper perf domain on an
+equal-energy tie), own_cost (EAS_PUSH_OWN_COST: a pushed task's whole busy time
+counted on its own perf domain). A run lists the heuristics that fired.
 """
-from . import compare, series
+from . import compare
 from .metric import Metric
 from .tables import count_by, of_profile
 
 EVENTS = ("eas_placement_decision",)
-REASONS = series.names("SCHED_PLACEMENT_REASONS")[1:]
 
 
 def compute(ctx):
@@ -27,4 +26,6 @@ LABEL = "placement heuristics that overrode mainline"
 METRIC = Metric(
     "placement_decisions", compute, EVENTS, thread_key="placement_decisions",
     rows=lambda counts: [(LABEL, ", ".join(f"{r}: {n}" for r, n in counts.items()) or "none")],
-    label=LABEL, ab=(compare.Counts("placement decisions", ("placement_decisions",), REASONS),))
+    label=LABEL, ab=(compare.Counts("placement decisions", ("placement_decisions",),
+                                   enum="eas_placement_decision.reason",
+                                   keep=lambda name: name != "none"),))

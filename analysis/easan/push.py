@@ -8,42 +8,48 @@ followed by the move itself, reported with a migration reason of cause "push"
 and per thread; not traced (metric.py) when the kernel has no eas_push event, as on
 base, where nothing could be counted.
 """
-from . import compare, series
+from . import compare
 from .causes import cause_of
 from .metric import NOT_TRACED, Metric
 from .tables import count_by, of_profile
 
 EVENTS = ("eas_push", "sched_migrate_task")
-# The names of the event's __print_symbolic() values, in value order: the series'
-# lists (series.py). Each is counted, 0 when it never happened, and has its A/B row.
-TRIGGERS = series.names("SCHED_PUSH_TRIGGERS")
-WHYS = series.names("SCHED_PUSH_WHYS")
-OUTCOMES = series.names("SCHED_PUSH_OUTCOMES")
-# The migration reasons of a push's move: the series' reasons of cause "push".
-REASONS = tuple(r for r in series.names("SCHED_MIGRATE_REASONS") if cause_of(r) == "push")
+# The event's enum fields; each name the trace's kernel gives their values is counted,
+# 0 when it never happened, and has its A/B row.
+TRIGGER, WHY, OUTCOME = "eas_push.trigger", "eas_push.why", "eas_push.outcome"
+MIGRATE_REASON = "eas_migrate_reason.reason"
 
 
-def counts(decisions, moves):
+def is_push_reason(reason):
+    """A migration reason of a push's move (cause "push": fair_push, fair_push_tick)."""
+    return cause_of(reason) == "push"
+
+
+def counts(decisions, moves, names):
     """{'decisions', 'by_outcome', 'by_why', 'by_trigger', 'by_trigger_outcome', 'moves',
-    'moves_by_reason'} of push decisions and the migrations table's moves."""
+    'moves_by_reason'} of push decisions and the migrations table's moves; names:
+    {enum: its names} (TRIGGER, WHY, OUTCOME, MIGRATE_REASON)."""
     pushed = moves[moves["cause"] == "push"]
-    by_trigger = count_by(decisions, "trigger", True, TRIGGERS)
+    by_trigger = count_by(decisions, "trigger", True, names[TRIGGER])
     return {"decisions": int(len(decisions)),
-            "by_outcome": count_by(decisions, "outcome", True, OUTCOMES),
-            "by_why": count_by(decisions, "why", True, WHYS),
+            "by_outcome": count_by(decisions, "outcome", True, names[OUTCOME]),
+            "by_why": count_by(decisions, "why", True, names[WHY]),
             "by_trigger": by_trigger,
             "by_trigger_outcome": {t: count_by(decisions[decisions["trigger"] == t], "outcome",
-                                               True, OUTCOMES) for t in by_trigger},
+                                               True, names[OUTCOME]) for t in by_trigger},
             "moves": int(len(pushed)),
-            "moves_by_reason": count_by(pushed, "reason", True)}
+            "moves_by_reason": count_by(pushed, "reason", True,
+                                        [r for r in names[MIGRATE_REASON] if is_push_reason(r)])}
 
 
 def compute(ctx):
     """(the run's counts, {pid: the thread's})."""
     mig = ctx.migrations
     rows = of_profile(ctx.run.tables["push"], ctx.run.pids, ctx.t0, ctx.t1)
-    return counts(rows, mig), {int(pid): counts(rows[rows["pid"] == pid], mig[mig["pid"] == pid])
-                               for pid in ctx.run.pids}
+    names = {key: ctx.run.enum(*key.split(".")) for key in (TRIGGER, WHY, OUTCOME, MIGRATE_REASON)}
+    return counts(rows, mig, names), {
+        int(pid): counts(rows[rows["pid"] == pid], mig[mig["pid"] == pid], names)
+        for pid in ctx.run.pids}
 
 
 def details(m):
@@ -68,8 +74,9 @@ def details(m):
 METRIC = Metric(
     "push", compute, EVENTS, thread_key="push", details=details,
     ab=(compare.Mean("push decisions", ("push", "decisions")),
-        compare.Counts("push decisions", ("push", "by_outcome"), OUTCOMES),
-        compare.Counts("push decisions by trigger", ("push", "by_trigger"), TRIGGERS),
-        compare.Counts("push decisions by why", ("push", "by_why"), WHYS),
+        compare.Counts("push decisions", ("push", "by_outcome"), enum=OUTCOME),
+        compare.Counts("push decisions by trigger", ("push", "by_trigger"), enum=TRIGGER),
+        compare.Counts("push decisions by why", ("push", "by_why"), enum=WHY),
         compare.Mean("push moves", ("push", "moves")),
-        compare.Counts("push moves", ("push", "moves_by_reason"), REASONS)))
+        compare.Counts("push moves", ("push", "moves_by_reason"), enum=MIGRATE_REASON,
+                       keep=is_push_reason)))

@@ -79,6 +79,12 @@ class Run:
         """Whether the trace's kernel has the event (in the trace's formats)."""
         return tables_mod.traced(self.meta, event)
 
+    def enum(self, event, field):
+        """The names the trace's kernel gives the values of an event's enum field, in
+        value order (the reader's symbols table, from the event's format): () when the
+        kernel lacks the event or prints the field as a string."""
+        return tables_mod.enum(self.tables["symbols"], event, field)
+
     @property
     def capped_pids(self):
         """Threads of the tasks with a util_max key in the profile."""

@@ -26,7 +26,7 @@ TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))
 READER = os.environ.get("EAS_TRACE_READER",
                         os.path.join(TOP, "build", "analysis", "eas-trace-reader"))
 # Bumped when the cache's layout changes, so that an older cache is read again.
-FORMAT = 2
+FORMAT = 3
 
 
 def _reader():
@@ -246,6 +246,12 @@ def write(tables_dir, rows, schema_=None):
 
 def meta(tables):
     return dict(zip(tables["meta"]["key"], tables["meta"]["value"]))
+
+
+def enum(symbols, event, field):
+    """Names of the symbols table's rows for event's field, in value order."""
+    rows = symbols[(symbols["event"] == event) & (symbols["field"] == field)]
+    return tuple(str(n) for n in rows.sort_values("value")["name"])
 
 
 def traced(meta_, event):

@@ -24,7 +24,9 @@
  * and of eas_placement_decision as strings; later ones record the value and
  * print it with __print_symbolic(), whose table in the event's format names
  * it here too ("reason_<N>" for a value the table lacks).  eas_push's
- * trigger, why and outcome are named the same way ("outcome_<N>"...).
+ * trigger, why and outcome are named the same way ("outcome_<N>"...).  The
+ * symbols table lists every name of those tables, so that the analysis counts
+ * a reason that never occurred as 0 without a list of its own.
  *
  * Reading records and fields through libtraceevent avoids re-parsing the text
  * of `trace-cmd report`, and lets this run faster than that command does.
@@ -84,7 +86,7 @@ struct table {
 enum table_id {
 	T_SWITCH, T_WAKEUP, T_MIGRATE, T_DELAYED, T_DECISION, T_PUSH, T_EXIT, T_PELT_SE,
 	T_PELT_CFS, T_UTIL_EST, T_OVERUTIL, T_CAPACITY, T_ENERGY, T_IDLE, T_FREQ, T_PRINT,
-	T_MARKERS, T_COMM, T_META, T_NR
+	T_MARKERS, T_COMM, T_SYMBOLS, T_META, T_NR
 };
 
 static struct table tables[T_NR] = {
@@ -143,6 +145,11 @@ static struct table tables[T_NR] = {
 			 INT("phase") } },
 	[T_COMM] = { .name = "comm", .doc = "the last name seen per pid",
 		.col = { INT("pid"), TEXT("comm") } },
+	[T_SYMBOLS] = { .name = "symbols",
+		.doc = "the names the trace's formats give the values of an event's "
+		       "__print_symbolic() field (event, field, value, name), every name "
+		       "of the kernel's enum whether or not it occurred",
+		.col = { NAME("event"), NAME("field"), INT("value"), NAME("name") } },
 	[T_META] = { .name = "meta",
 		.doc = "records, missed_events (and missed_unknown: records after a loss of "
 		       "unknown size), first_ts, last_ts, cpus, events.NAME (-1: not in the "
@@ -878,6 +885,29 @@ static void put_meta(const char *key, long long value)
 	put_int(T_META, value);
 }
 
+/* The names bind_symbols() found, so that a count can list those that stayed 0. */
+static void write_symbols(void)
+{
+	unsigned int v;
+	size_t i;
+	int j;
+
+	for (i = 0; i < NR_HANDLERS; i++) {
+		struct handler *h = &handlers[i];
+
+		for (j = 0; j < MAX_FIELDS && h->fields[j]; j++) {
+			for (v = 0; v < h->names[j].nr; v++) {
+				if (!h->names[j].name[v])
+					continue;
+				put_str(T_SYMBOLS, h->name);
+				put_str(T_SYMBOLS, h->fields[j]);
+				put_int(T_SYMBOLS, v);
+				put_str(T_SYMBOLS, h->names[j].name[v]);
+			}
+		}
+	}
+}
+
 static void write_tail(void)
 {
 	char key[64];
@@ -889,6 +919,7 @@ static void write_tail(void)
 		put_int(T_COMM, i);
 		put_str(T_COMM, pids[i].comm);
 	}
+	write_symbols();
 	put_meta("records", nr_records);
 	put_meta("missed_events", nr_missed);
 	put_meta("missed_unknown", nr_missed_unknown);

@@ -18,7 +18,8 @@ import sys
 from conftest import TOP
 
 sys.path.insert(0, os.path.join(TOP, "analysis"))
-from easan import runfolder, series, tables as tables_mod  # noqa: E402
+from easan import runfolder, tables as tables_mod  # noqa: E402
+import kernel_lists  # noqa: E402
 
 MS = 1_000_000
 LOG_HEADER = ("# Policy : SCHED_OTHER priority : 0\n#idx     perf      run   period           start"
@@ -101,6 +102,9 @@ def make_run(run_dir, trace, tasks, platform, logs, kernel="patched", comms=None
     rows = {name: sorted(r, key=lambda row: row["ts"]) for name, r in trace.rows.items()}
     all_ts = [r["ts"] for table in rows.values() for r in table]
     rows["comm"] = [{"pid": p, "comm": c} for p, c in (comms or {}).items()]
+    rows["symbols"] = [{"event": e, "field": f, "value": v, "name": n}
+                       for (e, f), lst in ENUMS.items() if e not in untraced
+                       for v, n in enumerate(kernel_reasons(lst))]
     meta = {"records": len(all_ts), "missed_events": 0, "first_ts": min(all_ts),
             "last_ts": max(all_ts), "cpus": 0, **{f"events.{e}": -1 for e in untraced}}
     rows["meta"] = [{"key": k, "value": v} for k, v in meta.items()]
@@ -148,10 +152,19 @@ _LISTS = {"SCHED_MIG": "SCHED_MIGRATE_REASONS", "SCHED_PLACE": "SCHED_PLACEMENT_
 def kernel_reasons(name):
     """The names of an enum of the series' trace events, in value order: X-macro list
     `name` (SCHED_PUSH_OUTCOMES, say; SCHED_MIG and SCHED_PLACE for the migration and
-    placement reasons) as patches/ builds it (easan.series)."""
-    names = list(series.names(_LISTS.get(name, name)))
+    placement reasons) as patches/ builds it (kernel_lists.py)."""
+    names = list(kernel_lists.names(_LISTS.get(name, name)))
     assert names, f"no {name} list found in patches/"
     return names
+
+
+# The enum fields of the series' events, as the reader's symbols table lists them for a
+# trace of the patched kernel: (event, field) -> the series' list.
+ENUMS = {("eas_migrate_reason", "reason"): "SCHED_MIGRATE_REASONS",
+         ("eas_placement_decision", "reason"): "SCHED_PLACEMENT_REASONS",
+         ("eas_push", "trigger"): "SCHED_PUSH_TRIGGERS",
+         ("eas_push", "why"): "SCHED_PUSH_WHYS",
+         ("eas_push", "outcome"): "SCHED_PUSH_OUTCOMES"}
 
 
 def symbolic(field, names):

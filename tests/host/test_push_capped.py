@@ -78,7 +78,7 @@ def test_push_decisions_counted(metrics):
                         "raced": 0},
             "tick": {"pushed": 1, "no_better_cpu": 0, "not_allowed": 0, "rate_limited": 0,
                      "raced": 1}},
-        "moves": 1, "moves_by_reason": {"fair_push_tick": 1}}
+        "moves": 1, "moves_by_reason": {"fair_push": 0, "fair_push_tick": 1}}
     assert metrics["migrations"]["by_cause"] == {"push": 1}
     t201, t300 = metrics["tasks"]["201"]["push"], metrics["tasks"]["300"]["push"]
     assert (t201["decisions"], t201["by_outcome"]["pushed"], t201["by_outcome"]["rate_limited"],
@@ -158,7 +158,7 @@ def test_push_not_traced_and_ab_rows(tmp_path):
     assert "Push decisions: not traced by this kernel." in text
     assert "| push decision outcome | putback | tick | all |" in text
     assert "| rate_limited | 1 | 0 | 1 |" in text and "| all | 2 | 2 | 4 |" in text
-    assert "Moves by push: 1, fair_push_tick: 1." in text
+    assert "Moves by push: 1, fair_push: 0, fair_push_tick: 1." in text
     assert ("Capped tasks (3 threads with util_max 100): 44.4% of their run time on P-cores, "
             "33.3% from 50 ms after each one's first run; 150.00 ms with two or more on one CPU "
             "while an allowed CPU of the same type held none, 50.00 ms after settling.") in text

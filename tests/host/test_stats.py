@@ -10,7 +10,8 @@ import pytest
 from conftest import TOP
 
 sys.path.insert(0, os.path.join(TOP, "analysis"))
-from easan import compare, series, stats  # noqa: E402
+from easan import compare, stats  # noqa: E402
+import kernel_lists  # noqa: E402
 
 
 def test_t_quantiles():
@@ -167,7 +168,7 @@ def test_series_lists(tmp_path):
         "-\tlast(SCHED_MIG_WAKEUP,\t\"wakeup\")\n"
         "+\titem(SCHED_MIG_WAKEUP,\t\"wakeup\")\t\\\n"
         "+\tlast(SCHED_MIG_FAIR_PUSH,\t\"fair_push\")\n")
-    names = {m: series.names(m, str(tmp_path)) for m in
+    names = {m: kernel_lists.names(m, str(tmp_path)) for m in
              ("SCHED_PUSH_TRIGGERS", "SCHED_PUSH_WHYS", "SCHED_MIGRATE_REASONS", "NONE")}
     assert names == {"SCHED_PUSH_TRIGGERS": ("putback", "tick"),
                      "SCHED_PUSH_WHYS": ("none", "stuck"),

@@ -13,15 +13,11 @@ import re
 import shutil
 import subprocess
 
-import sys
 
 import pytest
 
 from conftest import BUILD, TOP, run
 from synth import TraceDat, kernel_reasons, symbolic
-
-sys.path.insert(0, os.path.join(TOP, "analysis"))
-from easan import push  # noqa: E402
 
 FIXTURE = os.path.join(TOP, "tests", "fixtures", "stuck-hog.trace.dat.gz")
 READER = os.path.join(BUILD, "analysis", "eas-trace-reader")
@@ -237,6 +233,9 @@ def test_reader_reads_symbolic_reasons(source, tmp_path_factory):
             PLACEMENT_REASONS + [f"reason_{len(PLACEMENT_REASONS)}"]
 
 
+PUSH_TRIGGERS = kernel_reasons("SCHED_PUSH_TRIGGERS")
+PUSH_WHYS = kernel_reasons("SCHED_PUSH_WHYS")
+PUSH_OUTCOMES = kernel_reasons("SCHED_PUSH_OUTCOMES")
 PUSH_EVENT = [("char comm[16]", "16s"), ("pid_t pid", "i"), ("int src_cpu", "i"),
               ("int dst_cpu", "i"), ("int trigger", "i"), ("int why", "i"), ("int outcome", "i"),
               ("unsigned long util", "Q"), ("unsigned long runnable", "Q"),
@@ -246,22 +245,22 @@ PUSH_EVENT = [("char comm[16]", "16s"), ("pid_t pid", "i"), ("int src_cpu", "i")
 
 def push_trace(path):
     """eas_push as Part B's kernel records it, its symbolic fields named by the
-    analysis's own lists (easan.push): a decision for every outcome (pid 500 + value,
+    series' lists: a decision for every outcome (pid 500 + value,
     alternating triggers and CPUs, why cycling, dst_cpu -1 but for "pushed") and one
     value past each table; and a placement decision by the EAS_FEWER_RUNNABLE rule."""
     t = TraceDat(2)
     t.event("eas", "eas_push", PUSH_EVENT,
             '"comm=%s pid=%d src_cpu=%d dst_cpu=%d trigger=%s why=%s outcome=%s util=%lu '
             'runnable=%lu util_est=%lu capacity=%lu uclamp_max=%lu", REC->comm, REC->pid, '
-            'REC->src_cpu, REC->dst_cpu, ' + symbolic("trigger", push.TRIGGERS) + ", "
-            + symbolic("why", push.WHYS) + ", " + symbolic("outcome", push.OUTCOMES)
+            'REC->src_cpu, REC->dst_cpu, ' + symbolic("trigger", PUSH_TRIGGERS) + ", "
+            + symbolic("why", PUSH_WHYS) + ", " + symbolic("outcome", PUSH_OUTCOMES)
             + ", REC->util, REC->runnable, REC->util_est, REC->capacity, REC->uclamp_max")
     t.event("eas", "eas_placement_decision", REASON_EVENT,
             '"comm=%s pid=%d src_cpu=%d dst_cpu=%d reason=%s", REC->comm, REC->pid, '
             'REC->src_cpu, REC->dst_cpu, '
             + symbolic("reason", ["none", "spare_tie", "fewer_runnable"]))
     us = 1000
-    for value in range(len(push.OUTCOMES)):
+    for value in range(len(PUSH_OUTCOMES)):
         cpu = value % 2
         t.add(cpu, (value + 1) * 1000 * us, 500 + value, "eas_push", "hog", 500 + value, cpu,
               4 if value == 0 else -1, value % 2, value % 4, value, 1000 + value, 1100, 900,
@@ -278,8 +277,8 @@ def test_reader_reads_push_decisions(tmp_path_factory):
             "runnable", "util_est", "capacity", "uclamp_max")
     rows = [tuple(r[c] for c in cols) for r in tables["push"]]
     want = [(str((v + 1) * 1_000_000), str(v % 2), str(500 + v), str(v % 2),
-             "4" if v == 0 else "-1", push.TRIGGERS[v % 2], push.WHYS[v % 4], push.OUTCOMES[v],
-             str(1000 + v), "1100", "900", "600", "100") for v in range(len(push.OUTCOMES))]
+             "4" if v == 0 else "-1", PUSH_TRIGGERS[v % 2], PUSH_WHYS[v % 4], PUSH_OUTCOMES[v],
+             str(1000 + v), "1100", "900", "600", "100") for v in range(len(PUSH_OUTCOMES))]
     want.append(("10000000", "0", "599", "0", "-1", "trigger_2", "why_4", "outcome_5",
                  "1", "2", "3", "4", "5"))
     assert rows == want
@@ -291,5 +290,14 @@ def test_reader_reads_push_decisions(tmp_path_factory):
              for pid, *vals in line.findall(reported_text(trace))]
     assert named == [(r[2], r[5], r[6], r[7]) for r in rows]
     assert [(r["pid"], r["reason"]) for r in tables["decision"]] == [("600", "fewer_runnable")]
+    # Every name of the formats' tables, whether it occurred or not, in value order.
+    symbols = [(r["event"], r["field"], int(r["value"]), r["name"]) for r in tables["symbols"]]
+    want = [("eas_placement_decision", "reason", v, n)
+            for v, n in enumerate(["none", "spare_tie", "fewer_runnable"])]
+    want += [("eas_push", f, v, n) for f, names in (("trigger", PUSH_TRIGGERS),
+                                                   ("why", PUSH_WHYS),
+                                                   ("outcome", PUSH_OUTCOMES))
+             for v, n in enumerate(names)]
+    assert sorted(symbols) == sorted(want)
     meta = {row["key"]: int(row["value"]) for row in tables["meta"]}
     assert (meta["events.eas_push"], meta["events.eas_migrate_reason"]) == (6, -1)

@@ -1,4 +1,6 @@
-"""The names the kernel series gives its trace events' enum values, read from patches/.
+"""The names the kernel series gives its trace events' enum values, read from patches/:
+what the tests' synthetic traces record and what they expect the analysis to list. The
+analysis itself takes the names from the trace (the reader's symbols table).
 
 The series declares each enum of an eas event as an X-macro list,
 
@@ -7,9 +9,7 @@ The series declares each enum of an eas event as an X-macro list,
             last(SCHED_PLACE_SPARE_TIE, "spare_tie")
 
 whose values are only ever appended. names("SCHED_PLACEMENT_REASONS") lists them in
-value order, as the series builds them. The analysis lists every name of such a list
-(an A/B row each, 0 where it never happened) whenever a run traced the event, so a
-reason a patch adds gets its row with no list to keep up here.
+value order, as the series builds them.
 """
 import functools
 import glob
