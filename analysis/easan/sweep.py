@@ -25,11 +25,12 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 
+from .errors import AnalysisError
+
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 BUILD = os.environ.get("BUILD", os.path.join(TOP, "build"))
 RUN_SH = os.path.join(TOP, "guest", "run.sh")
-REPORT = os.path.join(TOP, "analysis", "report")
 RUN_TIMEOUT = int(os.environ.get("TIMEOUT", "300") or 300)
 
 
@@ -161,20 +162,31 @@ def metrics_path(run_dir):
     return os.path.join(run_dir, "analysis", "report", "metrics.json")
 
 
+# The analysis runs in this process; its caches (the reader's prefetch, the schema) are
+# not made for threads, and under the GIL a second analysis would gain little.
+_ANALYSIS = threading.Lock()
+
+
 def analyse(run_dir, log=None):
-    """The run's metrics (analysis/report --no-plots, written once next to the run);
-    (metrics or None, error text)."""
+    """The run's metrics (easan.analyse, written once next to the run as
+    analysis/report's --no-plots would); (metrics or None, error text)."""
     path = metrics_path(run_dir)
     trace = os.path.join(run_dir, "trace.dat")
     if not (os.path.exists(path) and os.path.getmtime(path) >= os.path.getmtime(trace)):
-        r = subprocess.run([REPORT, "--no-plots", run_dir], capture_output=True, text=True,
-                           check=False, timeout=1800)
-        if log:
-            with open(log, "a", encoding="utf-8") as f:
-                f.write(r.stdout + r.stderr)
-        if r.returncode != 0:
-            lines = [l for l in r.stderr.splitlines() if l.strip()]
-            return None, lines[-1] if lines else f"analysis/report exited {r.returncode}"
+        def progress(msg):
+            if log:
+                with open(log, "a", encoding="utf-8") as f:
+                    f.write(f"report: {msg}\n")
+        # Imported here: planning and submitting a sweep needs no pandas.
+        from . import pipeline  # pylint: disable=import-outside-toplevel
+        try:
+            with _ANALYSIS:
+                results = pipeline.analyse([run_dir], progress=progress)
+                pipeline.write_report(os.path.dirname(path), results, plots=False,
+                                      progress=progress)
+        except AnalysisError as e:
+            progress(f"error: {e}")
+            return None, str(e)
     m = _read_json(path)
     if not m or not m.get("runs"):
         return None, f"{path}: no metrics"

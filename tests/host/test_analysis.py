@@ -402,3 +402,20 @@ def test_cost_only_domains_pass_the_em_check(tmp_path):
             with open(os.path.join(ps, key), "w", encoding="utf-8") as f:
                 f.write(f"{value}\n")
     assert metrics_of(d)["run"] == "run-a"
+
+
+def test_sweep_analyses_in_process(tmp_path):
+    # A sweep's analysis (sweep.analyse) is easan's pipeline called in the sweep's own
+    # process: the same metrics as analysis/report's, written next to the run once.
+    from easan import sweep  # pylint: disable=import-outside-toplevel
+    d = scenario(tmp_path)
+    m, err = sweep.analyse(d)
+    assert err == "" and m["migrations"]["by_reason"] == {
+        "active_misfit": 1, "lb_busy": 1, "unknown": 1, "wakeup": 1}
+    assert os.path.exists(os.path.join(d, "analysis", "report", "metrics.json"))
+    # A run folder the analysis refuses: no metrics, the error in one line, no raise.
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    (bad / "trace.dat").write_bytes(b"")
+    m, err = sweep.analyse(str(bad))
+    assert m is None and err and "\n" not in err
