@@ -28,7 +28,7 @@ help:
 	@echo "make kernel [KERNEL=..] [KCONFIG=..], make kernels, make initramfs, make deps"
 	@echo "make report RUNS='dir...' [VS='dir...']  report.html/md + metrics.json (A/B with VS)"
 	@echo "make bench-analysis [BENCH_RUN=dir|synthetic]  analysis speed vs trace-cmd report on a 1 M-event trace"
-	@echo "make prefixes             every prefix of the series builds (slow)"
+	@echo "make prefixes [FROM=n]    every prefix of the series builds (slow; FROM: the n-th on)"
 	@echo "make bench-speed [REPS=n] capacity-faithful speed: E-core vs P-core run time"
 	@echo "make bench-push [REPS=n]  fair push on/off: hackbench and a pipe ping-pong, interleaved"
 	@echo "make bench-trace [REPS=n] trace events off vs a kernel without them (notrace), interleaved boots"
@@ -73,7 +73,7 @@ bench-analysis: $(READER) $(if $(BENCH_RUN),,kernels initramfs)
 
 # Slow: the series applies with git am and every prefix of it builds.
 prefixes: deps
-	@guest/kernel.sh --prefixes
+	@PREFIXES_FROM=$(FROM) guest/kernel.sh --prefixes
 
 # Not a test: capacity-faithful speed (E/P run time, P-core overhead), two boots per REPS.
 bench-speed: kernels initramfs

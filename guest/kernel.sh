@@ -2,7 +2,8 @@
 # Build a guest kernel from Debian's linux-source-6.12 with the project's series.
 #
 #   guest/kernel.sh KERNEL [KCONFIG]
-#   guest/kernel.sh --prefixes       build every prefix of the series (slow)
+#   guest/kernel.sh --prefixes       build every prefix of the series (slow;
+#                                    PREFIXES_FROM=n: from the n-th on)
 #
 # KERNEL is base (the series up to "# base-end"), patched (the whole series) or
 # notrace (up to "# notrace-end": the simulated platform without the trace events);
@@ -163,11 +164,15 @@ json.dump(info, open(sys.argv[-1], "w"), indent=1)' "$kernel" "$kconfig" \
 
 # Every prefix of the series must build on its own (one logical change per patch):
 # check out each in turn and build it into build/obj/prefix, then go back to the
-# whole series. Nothing lands in build/kernels.
+# whole series. Nothing lands in build/kernels. PREFIXES_FROM=n starts at the
+# n-th prefix (after a rework of the series' tail, the earlier ones are unchanged).
 build_prefixes() {
-	local n total
+	local n total from=${PREFIXES_FROM:-1}
 	total=$(series_patches patched | wc -l)
-	for ((n = 1; n <= total; n++)); do
+	if ! [[ $from =~ ^[1-9][0-9]*$ ]] || ((from > total)); then
+		die "PREFIXES_FROM=$from: not a prefix of the series (1-$total)"
+	fi
+	for ((n = from; n <= total; n++)); do
 		git -C "$SRC" checkout -q --detach "series-patched~$((total - n))"
 		info "prefix $n/$total: $(git -C "$SRC" log -1 --format=%s)"
 		id=prefix OBJ=$BUILD/obj/prefix
@@ -175,7 +180,7 @@ build_prefixes() {
 		compile "prefix $n ($(git -C "$SRC" log -1 --format=%s))"
 	done
 	git -C "$SRC" checkout -q --detach series-patched
-	info "all $total prefixes build"
+	info "prefixes $from-$total of $total build"
 }
 
 # All kernels share build/linux and the build worktree: one kernel.sh at a time.

@@ -69,6 +69,14 @@ def marker_times(t, pid, kind):
     return np.sort(m[(m["pid"] == pid) & (m["kind"] == kind)]["ts"].to_numpy(np.int64))
 
 
+def phase_begin(t, pid, phase):
+    """When thread pid began phase (index in its profile) the first time."""
+    m = t["markers"]
+    ts = m[(m["pid"] == pid) & (m["kind"] == "begin") & (m["phase"] == phase)]["ts"]
+    assert len(ts), f"thread {pid} never began phase {phase}"
+    return int(ts.min())
+
+
 def slices(t):
     """DataFrame pid, cpu, start, end: who ran where, from sched_switch, by start."""
     sw = t["switch"].sort_values("ts", kind="stable")
@@ -131,7 +139,7 @@ def merged(starts, ends, extend=0):
     return np.array(out_s, np.int64), np.array(out_e, np.int64)
 
 
-def capped_placement(run_dir, comm, settle_ns=SETTLE_NS, grace_ns=0):
+def capped_placement(run_dir, comm, settle_ns=SETTLE_NS, grace_ns=0, from_phase=0):
     """The placement of the threads named comm (see the module's docstring):
     {'window': (t0, t1), 'threads': n, 'run_ns', 'p_ns' (whole window, from each
     thread's start), 'settled_run_ns', 'settled_p_ns', 'settled_p_ns_not_ou' (run
@@ -148,7 +156,9 @@ def capped_placement(run_dir, comm, settle_ns=SETTLE_NS, grace_ns=0):
     one of its threads made running there), 'max_p_updates', 'max_pile_updates'}.
     The updates count what the CPU did (ticks), not guest time. With grace_ns, "not overutilized"
     also leaves out grace_ns after each overutilized stretch: the time a push gets
-    to act on what load balance did meanwhile once the flag clears."""
+    to act on what load balance did meanwhile once the flag clears. With from_phase,
+    a thread settles settle_ns after it began that phase of its profile (rt-app's
+    begin marker), not after its first run."""
     t = tables(run_dir)
     caps = capacities(run_dir)
     ncpu = max(caps) + 1
@@ -158,8 +168,10 @@ def capped_placement(run_dir, comm, settle_ns=SETTLE_NS, grace_ns=0):
     assert pids, f"no rt-app thread named {comm} in {run_dir}"
     sl = slices(t)
     first = {p: int(sl[sl["pid"] == p]["start"].min()) for p in pids}
-    ends = [marker_times(t, p, "end") for p in pids]
     t0 = min(first.values())
+    if from_phase:
+        first = {p: phase_begin(t, p, from_phase) for p in pids}
+    ends = [marker_times(t, p, "end") for p in pids]
     t1 = min(int(e[-1]) if len(e) else int(t["meta"].set_index("key").loc["last_ts", "value"])
              for e in ends)
     ou_raw = overutilized(t, t0, t1)
