@@ -213,8 +213,15 @@ def test_lowered_uclamp_stays_on_the_p_core_without_push(kernel, lowered_base, l
                        for r in moved.itertuples()) or "none"))
     # Nothing takes it off while the root domain is not overutilized: it runs
     # through far more ticks there than a push needs (one). Load balance may move it
-    # while the flag is set (runs of base: after 1.1 and 3.0 s, or not in 2 s).
-    assert ticks > TICKS, ticks
+    # while the flag is set (runs of base: after 1.1 and 3.0 s, or not in 2 s; one of
+    # push off: lb_newidle 28 ms after the change, inside a stretch of the flag).
+    if len(moved):
+        first = moved.iloc[0]
+        assert first.reason not in PUSH_REASONS, first
+        assert pp.inside(ou_s, ou_e, np.array([first.ts], np.int64))[0], \
+            f"{first.reason} {ms(first.ts - ts)} after the change, not overutilized"
+    else:
+        assert ticks > TICKS, ticks
     assert pp.inside(ou_s, ou_e, moved["ts"].to_numpy(np.int64)).all(), moved
 
 
@@ -358,9 +365,10 @@ def test_no_push_while_throttled(limits_patched):
 
 # (e) --------------------------------------------------------------------------
 
-# Settled, a thread on a P-core in one run of 2026-12-05 ran there 33 % (push off)
-# and 40 % (own-cost-off) of its time, 7 % with push-on.
-PILE_SHARE = 0.2
+# Thread time on the P-cores (running or queued) while the root domain was not
+# overutilized, once settled: runs of 2026-12-05 gave 2.5 and 4.9 s with
+# own-cost-off, 17 and 32 ms with push-on.
+PILE_NS = 500_000_000
 
 
 @pytest.fixture(scope="module")
@@ -383,10 +391,12 @@ def test_capped_pileup_leaves_p_cores_by_own_cost(pileup_patched):
         print(f"{name}: own_cost placements {own[name]}, eas_push "
               f"{push['outcome'].value_counts().to_dict()}, moves "
               f"{moves['reason'].value_counts().to_dict()}")
-    # The clamped estimate leaves the pile where it is (mainline's load balance,
-    # while the root domain is overutilized, moves some: printed).
-    assert share["own-cost-off"] > PILE_SHARE, share
+    # While the root domain is not overutilized (the push's time: load balance
+    # moves some while it is), the clamped estimate leaves the pile where it is.
+    pile = {name: p["settled_on_p_ns_not_ou"] for name, p in pl.items()}
+    print(f"run-time shares on P-cores {share}; on P-cores while not overutilized {pile}")
+    assert pile["own-cost-off"] > PILE_NS, pile
     assert own["push-off"] == 0 and own["own-cost-off"] == 0, own
-    # The whole busy time on the task's own perf domain takes them off.
+    # The whole busy time on every perf domain takes them off.
     assert own["push-on"] >= 1, own
-    assert share["push-on"] < share["own-cost-off"] / 2, share
+    assert pile["push-on"] * 10 < pile["own-cost-off"], pile
