@@ -6,8 +6,9 @@ Its A/B rows name every reason of the kernel's enum sched_placement_reason but "
 spare_tie (EAS_SPARE_TIE: an equal-energy tie went to the CPU with the most spare
 capacity), fewer_runnable (EAS_FEWER_RUNNABLE: a CPU of the same cost with fewer
 runnable tasks), cheaper_tie (EAS_CHEAPER_TIE: a CPU of a cheaper perf domain on an
-equal-energy tie), own_cost (EAS_PUSH_OWN_COST: a pushed task's whole busy time
-counted on its own perf domain). A run lists the heuristics that fired.
+equal-energy tie), own_cost (EAS_PUSH_OWN_COST: a pushed task charged its whole busy
+time, unclamped, moved where the clamped estimate would not have). A run lists the
+heuristics that fired.
 """
 from . import compare
 from .metric import Metric
