@@ -17,7 +17,7 @@ VS ?=
 
 .PHONY: all deps kernel kernels initramfs run demo check check-host check-guest \
 	check-debug debug-profiles clean help analysis report bench-analysis bench-speed bench-push bench-trace \
-	experiments experiments-slurm experiments-lava check-slurm deps-slurm prefixes soak
+	experiments experiments-slurm experiments-lava lava-results check-slurm deps-slurm prefixes soak
 
 all: help
 
@@ -34,14 +34,17 @@ help:
 	@echo "make bench-trace [REPS=n] trace events off vs a kernel without them (notrace), interleaved boots"
 	@echo "make experiments [EXPERIMENTS='a b'] [REPS=n] [JOBS=j] [SMALL=1]  experiments/*.json, claims judged"
 	@echo "make experiments-slurm [EXPERIMENTS=..] [REPS=n] [WAIT=1]  the same sweep as Slurm job arrays"
-	@echo "make experiments-lava ARTIFACTS=URL [DEVICE=qemu|x86] [EXPERIMENTS=..]  LAVA job definitions"
+	@echo "make experiments-lava ARTIFACTS=URL [DEVICE=qemu|x86] [RAMDISKS=1] [EXPERIMENTS=..]  LAVA job"
+	@echo "                          definitions (RAMDISKS=1: and build/lava/artifacts/ to serve at URL)"
+	@echo "make lava-results LOG=job.log OUT=dir  a lab run's folder from its console log, judged"
 	@echo "make check-slurm          a two-run sweep on a single-node Slurm started here (slower than check)"
 	@echo "make soak                 200 CPU offline/online cycles while pushes fire (debug kernel)"
 	@echo "make debug-profiles       every profile on the debug (lockdep) kernel (not a test: a sweep)"
 	@echo "make clean                remove build/ (the ccache stays)"
 	@echo "variables (make run, demo, experiments): PROFILE, KERNEL, KCONFIG, PLATFORM (TYPE:COUNT:CAP,..),"
 	@echo "  CPUS, CMDLINE, SETUP, SETUPS (guest/setups/*.sh), TIMEOUT (s), MEM, ACCEL (auto|tcg|kvm),"
-	@echo "  DEMO_PROFILE, RUNS, VS, REPS, JOBS, EXPERIMENTS, SMALL, WAIT, ARTIFACTS, DEVICE, BENCH_RUN"
+	@echo "  DEMO_PROFILE, RUNS, VS, REPS, JOBS, EXPERIMENTS, SMALL, WAIT, ARTIFACTS, DEVICE, RAMDISKS,"
+	@echo "  LOG, OUT, BENCH_RUN"
 
 deps:
 	@guest/deps.sh
@@ -104,8 +107,12 @@ experiments: kernels initramfs $(READER)
 experiments-slurm: kernels initramfs $(READER)
 	@analysis/sweep slurm $(if $(WAIT),--wait) $(EXPERIMENTS)
 
-experiments-lava: deps
-	@analysis/sweep lava --artifacts "$(ARTIFACTS)" --device $(or $(DEVICE),qemu) $(EXPERIMENTS)
+experiments-lava: deps $(if $(RAMDISKS),kernels initramfs)
+	@analysis/sweep lava --artifacts "$(ARTIFACTS)" --device $(or $(DEVICE),qemu) \
+		$(if $(RAMDISKS),--ramdisks) $(EXPERIMENTS)
+
+lava-results: deps
+	@analysis/sweep lava-results "$(LOG)" --out "$(OUT)"
 
 deps-slurm:
 	@guest/deps.sh slurm

@@ -6,14 +6,15 @@ TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=${BUILD:-$TOP/build}
 export TOP BUILD
 
-# die MSG: one clear line on stderr, non-zero exit.
+# die MSG: one clear line on stderr, non-zero exit. Messages are named after the
+# script, or after the one a user ran (EAS_PROG, for a script that finishes its job).
 die() {
-	printf '%s: error: %s\n' "${0##*/}" "$*" >&2
+	printf '%s: error: %s\n' "${EAS_PROG:-${0##*/}}" "$*" >&2
 	exit 1
 }
 
 info() {
-	printf '%s: %s\n' "${0##*/}" "$*" >&2
+	printf '%s: %s\n' "${EAS_PROG:-${0##*/}}" "$*" >&2
 }
 
 # The kernels a demo compares, and every kernel `make run` knows (KERNEL= must be one

@@ -10,6 +10,8 @@
 # "max" (no invariant TSC under TCG) the first cpufreq transition marks the TSC
 # unstable and the guest keeps time on the emulated HPET, whose every read traps into
 # QEMU. Real hybrid Intel parts have an invariant TSC.
+# VIRTFS=0 boots without the 9p share, as a LAVA lab's QEMU does (the run folder
+# then comes in a per-run ramdisk, INITRD; see guest/lava-ramdisk.sh).
 # SHARE_DIR is exported to the guest over virtio-9p and receives console.log and
 # qemu-args.txt. Exit status: 0 when the guest powered off, 124 when the timeout fired
 # (QEMU killed, SHARE_DIR/timeout written), QEMU's status otherwise.
@@ -69,8 +71,12 @@ args=(
 	-append "console=ttyS0 panic=-1 oops=panic loglevel=6 ${CMDLINE:-}"
 	-no-reboot -display none -monitor none -nodefaults
 	-serial "file:$console"
-	-virtfs "local,path=$share,mount_tag=host,security_model=none,id=host"
 )
+case "${VIRTFS:-1}" in
+1) args+=(-virtfs "local,path=$share,mount_tag=host,security_model=none,id=host") ;;
+0) ;;
+*) die "VIRTFS must be 0 or 1, got '$VIRTFS'" ;;
+esac
 # One argument per line, for run.json.
 printf '%s\n' qemu-system-x86_64 "${args[@]}" >"$share/qemu-args.txt"
 

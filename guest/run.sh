@@ -1,8 +1,10 @@
 #!/bin/bash
 # Replay an rt-app profile in a QEMU guest and collect a run folder.
 #
-#   run.sh [--check-only] PROFILE [KERNEL [KCONFIG]]
+#   run.sh [--check-only|--prepare-only] PROFILE [KERNEL [KCONFIG]]
 #
+# --prepare-only makes the run folder (the guest's inputs) and prints it without
+# booting: a LAVA lab boots it from a per-run ramdisk (guest/lava-ramdisk.sh).
 # KERNEL: base|patched (default patched); KCONFIG: default|debug.
 # Environment: PLATFORM, the simulated hybrid platform as hybrid_sim= takes it
 # (default e:4:600,p:2:1024, i.e. 4 E-cores of capacity 600 and 2 P-cores; "none" for
@@ -20,9 +22,12 @@ set -euo pipefail
 # shellcheck source=guest/lib.sh
 . "$(dirname "$0")/lib.sh"
 
-check_only=0
-if [ "${1:-}" = --check-only ]; then check_only=1; shift; fi
-profile=${1:?usage: run.sh [--check-only] PROFILE [KERNEL [KCONFIG]]}
+check_only=0 prepare_only=0
+case "${1:-}" in
+--check-only) check_only=1; shift ;;
+--prepare-only) prepare_only=1; shift ;;
+esac
+profile=${1:?usage: run.sh [--check-only|--prepare-only] PROFILE [KERNEL [KCONFIG]]}
 kernel=${2:-patched}
 kconfig=${3:-default}
 read -r -a setups <<<"${SETUPS:-}"
@@ -95,57 +100,17 @@ for f in "${setups[@]}"; do
 	cp "$f" "$run/guest/setups/$(printf %02d "$n")-$(basename "$f")"
 done
 cp "$BUILD/kernels/$id/info.json" "$run/kernel.json"
+if [ "$prepare_only" = 1 ]; then
+	echo "$run"
+	exit 0
+fi
 
 info "booting $id with $name (${CPUS:-6} vCPUs, platform $PLATFORM) -> $run"
 rc=0
 "$TOP/guest/qemu-run.sh" "$image" "$run" || rc=$?
-status=ok
-if [ "$rc" = 124 ]; then
-	status=timeout
-elif [ "$rc" != 0 ]; then
-	status=qemu-failed
-elif [ ! -f "$run/guest/job-status" ]; then
-	status=no-job-status
-elif [ "$(cat "$run/guest/job-status")" != 0 ]; then
-	status=job-failed
-fi
-splats=0
-"$TOP/guest/scan-log.sh" "$run/console.log" >"$run/splats.txt" || splats=$?
-[ "$splats" = 1 ] && [ "$status" = ok ] && status=splat
-# A kernel that oopsed or panicked explains whatever else went wrong (with
-# panic=-1 the guest reboots, QEMU exits and the job never reports a status).
-crash=$("$TOP/guest/scan-log.sh" --crash "$run/console.log" 2>/dev/null) || true
-[ -z "$crash" ] || status=${crash%%$'\t'*}
-
-"$PY" "$TOP/guest/run_record.py" "$run" "$status" "$profile" "$kernel" "$kconfig"
-# Each replay of a SETUPS boot: a run folder with what the boot had in common,
-# its own snippet as the run's SETUP, and the boot's status.
-for replay in "$run"/replays/*/; do
-	[ -d "$replay" ] || continue
-	replay=${replay%/}
-	setup=$run/guest/setups/$(basename "$replay").sh
-	mkdir -p "$replay/guest"
-	for f in "$run"/guest/*; do
-		[ -f "$f" ] && [ "$(basename "$f")" != job-status ] && cp "$f" "$replay/guest/"
-	done
-	if [ -f "$setup" ]; then
-		cp "$setup" "$replay/guest/setup.sh"
-		basename "$setup" .sh | sed 's/^[0-9]*-//' >"$replay/guest/setup-name"
-	fi
-	cp "$run/profile.json" "$run/kernel.json" "$replay/"
-	[ ! -f "$run/qemu-args.txt" ] || cp "$run/qemu-args.txt" "$replay/"
-	"$PY" "$TOP/guest/run_record.py" "$replay" "$status" "$profile" "$kernel" "$kconfig"
-	info "replay $(cat "$replay/guest/setup-name" 2>/dev/null || basename "$replay"): $replay"
-done
+# A guest that ran out of time or whose QEMU failed says so; finish-run.sh
+# says how the rest went and records it.
+frc=0
+EAS_PROG=run.sh "$TOP/guest/finish-run.sh" "$run" "$profile" "$kernel" "$kconfig" "$rc" || frc=$?
 echo "$run"
-case "$status" in
-ok) ;;
-splat)
-	cat "$run/splats.txt" >&2
-	die "the guest kernel reported a splat (see $run/console.log)" ;;
-oops) die "guest kernel oops: ${crash#*$'\t'} (see $run/console.log)" ;;
-kernel-panic) die "guest kernel panic: ${crash#*$'\t'} (see $run/console.log)" ;;
-timeout) die "run timed out (see $run/timeout and $run/console.log)" ;;
-job-failed) die "the guest job failed with status $(cat "$run/guest/job-status") (see $run/console.log, $run/rt-app.stdout)" ;;
-*) die "run failed: $status (see $run/console.log)" ;;
-esac
+exit "$frc"

@@ -41,7 +41,9 @@ def main(run, status, profile, kernel, kconfig):
     with open(os.path.join(run, "kernel.json"), encoding="utf-8") as f:
         kinfo = json.load(f)
     qemu_args = (read_text(os.path.join(run, "qemu-args.txt")) or "").splitlines()
-    cmdline = qemu_args[qemu_args.index("-append") + 1] if "-append" in qemu_args else ""
+    # QEMU's arguments where this host booted it, else what the guest read (a lab's run).
+    cmdline = (qemu_args[qemu_args.index("-append") + 1] if "-append" in qemu_args
+               else read_text(os.path.join(run, "guest", "cmdline")) or "")
     busy, rtapp = stats.get("busy_ticks"), stats.get("rtapp_ticks")
     faithful = read_text(os.path.join(run, "faithful.txt"))
     hz = stats.get("user_hz", 100)

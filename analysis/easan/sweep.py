@@ -197,6 +197,16 @@ def boot(spec, build=None, runs_dir=None, log=None):
     """guest/run.sh for a spec (its platform, command line and setup), output to log
     (or discarded); (exit status, run folder or '' if run.sh stopped before making
     one). The folder comes from RUN_DIR_FILE."""
+    return _run_sh(spec, [], build, runs_dir, log, RUN_TIMEOUT + 600)
+
+
+def prepare(spec, runs_dir, build=None, log=None):
+    """guest/run.sh --prepare-only for a spec: the run folder a lab boots from a per-run
+    ramdisk, without booting; (exit status, run folder or '')."""
+    return _run_sh(spec, ["--prepare-only"], build, runs_dir, log, 120)
+
+
+def _run_sh(spec, flags, build, runs_dir, log, timeout):
     build = build or BUILD
     os.makedirs(sweeps_dir(build), exist_ok=True)
     fd, channel = tempfile.mkstemp(dir=sweeps_dir(build), prefix=".run-dir-")
@@ -212,9 +222,9 @@ def boot(spec, build=None, runs_dir=None, log=None):
     with open(log or os.devnull, "a", encoding="utf-8") as f:
         # run.sh's QEMU has its own hard timeout (TIMEOUT); this one is for the rest.
         try:
-            rc = subprocess.run([RUN_SH, spec["profile"], spec["kernel"], spec["kconfig"]], env=env,
-                                stdout=f, stderr=subprocess.STDOUT, check=False,
-                                timeout=RUN_TIMEOUT + 600).returncode
+            rc = subprocess.run([RUN_SH, *flags, spec["profile"], spec["kernel"], spec["kconfig"]],
+                                env=env, stdout=f, stderr=subprocess.STDOUT, check=False,
+                                timeout=timeout).returncode
         except subprocess.TimeoutExpired:
             rc = 124
     with open(channel, encoding="utf-8") as f:
