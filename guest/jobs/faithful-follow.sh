@@ -1,7 +1,7 @@
 #!/bin/sh
-# Guest job: capacity-faithful timers follow run-time capacity changes. Boot with
-# hybrid_sim.faithful=1 on the default platform (E-cores 0-3 at 600, P-cores 4-5 at
-# 1024) and a profile (the background load); while it runs:
+# Guest job: capacity-faithful timers follow run-time capacity changes. On the
+# default platform (E-cores 0-3 at 600, P-cores 4-5 at 1024), with capacity-faithful
+# speed switched on, and a profile (the background load); while it runs:
 #   raise E-core CPU 1 to 1024 (its timer must stop: TIMER full, no more ticks),
 #   lower P-core CPU 5 to 600 (a timer must start: TIMER running or idle, ticks),
 #   restore both (CPU 1 ticks again, CPU 5 full).
@@ -38,10 +38,15 @@ settle() {
 }
 
 mkdir -p "$out/follow"
-if [ "$(cat /sys/devices/system/cpu/hybrid_sim/faithful 2>/dev/null)" != 1 ]; then
-	echo "capacity-faithful speed is off (boot with hybrid_sim.faithful=1)" >&2
+# Switched on here, as a profile's faithful_speed does: at boot
+# (hybrid_sim.faithful=1) the first CPUs may be set up before their timers are
+# in high-resolution mode and stay without faithful speed.
+knob=/sys/devices/system/cpu/hybrid_sim/faithful
+if ! echo 1 > "$knob" || [ "$(cat "$knob" 2>/dev/null)" != 1 ]; then
+	echo "cannot switch capacity-faithful speed on ($knob)" >&2
 	exit 1
 fi
+rtapp_logs_ready
 rt-app "$job/rt-app.json" > "$out/rt-app.stdout" 2>&1 &
 rtapp=$!
 taskset -c 1 sh -c 'while :; do :; done' &

@@ -23,6 +23,7 @@ step() {
 }
 
 : > "$out/steps.txt"
+rtapp_logs_ready
 rt-app "$job/rt-app.json" > "$out/rt-app.stdout" 2>&1 &
 rtapp=$!
 sleep 1

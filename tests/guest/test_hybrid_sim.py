@@ -221,6 +221,9 @@ def test_eas_survives_run_time_changes(changes_run):
                            "capacity-600", "cpu2-offline", "cpu2-online", "active", "passive"]
     assert set(steps.values()) == {"1"}, steps
     assert not os.path.exists(os.path.join(changes_run, "errors.txt")), read(changes_run, "errors.txt")
+    # Under the background load: rt-app ran it to the end.
+    assert "rtapp_status=0" in read(changes_run, "guest-stats.txt").split(), \
+        read(changes_run, "rt-app.stdout")
 
 
 def test_capacity_change_reaches_the_energy_model(changes_run):
