@@ -73,7 +73,7 @@ copy_in /lib64/ld-linux-x86-64.so.2
 install -m 0755 "$TOP/guest/init" "$ROOT/init"
 echo "root:x:0:0:root:/root:/bin/sh" >"$ROOT/etc/passwd"
 
-(cd "$ROOT" && find . -print0 | sort -z | cpio --null -o -H newc --quiet) | gzip -6 >"$OUT.new"
+cpio_gz "$ROOT" >"$OUT.new"
 mv "$OUT.new" "$OUT"
 echo "$stamp" >"$OUT.stamp"
 info "initramfs ready: $OUT ($(du -h "$OUT" | cut -f1))"

@@ -24,7 +24,7 @@ mkdir "$stage/host"
 cp -a "$run/." "$stage/host/"
 {
 	cat "$base"
-	(cd "$stage" && find host -print0 | sort -z | cpio --null -o -H newc --quiet) | gzip -6
+	cpio_gz "$stage" host
 } >"$out.new"
 mv "$out.new" "$out"
 info "per-run ramdisk: $out ($(du -h "$out" | cut -f1))"

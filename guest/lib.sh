@@ -17,6 +17,14 @@ info() {
 	printf '%s: %s\n' "${EAS_PROG:-${0##*/}}" "$*" >&2
 }
 
+# cpio_gz DIR [PATH...]: a gzipped newc archive of DIR's PATHs (default: all of it),
+# in a stable order, on stdout; the initramfs and a per-run ramdisk are made so.
+cpio_gz() {
+	local dir=$1
+	shift
+	(cd "$dir" && find "${@:-.}" -print0 | sort -z | cpio --null -o -H newc --quiet) | gzip -6
+}
+
 # The kernels a demo compares, and every kernel `make run` knows (KERNEL= must be one
 # of them): notrace is the series cut before the trace events, for measuring what
 # they cost (make bench-trace).

@@ -129,12 +129,11 @@ def console_lines(path):
     console text (the other formats, or QEMU's own console.log)."""
     with open(path, encoding="utf-8", errors="replace") as f:
         lines = f.read().splitlines()
-    records = [l for l in lines if l.startswith("- {")]
-    if not records or len(records) < len([l for l in lines if l.strip()]) // 2:
+    if not next((l for l in lines if l.strip()), "").startswith("- {"):
         return [l.rstrip("\r") for l in lines]
     import yaml  # pylint: disable=import-outside-toplevel
     out = []
-    for l in records:
+    for l in (l for l in lines if l.startswith("- {")):
         try:
             rec = json.loads(l[2:])
         except ValueError:
