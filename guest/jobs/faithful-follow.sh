@@ -38,9 +38,8 @@ settle() {
 }
 
 mkdir -p "$out/follow"
-# Switched on here, as a profile's faithful_speed does: at boot
-# (hybrid_sim.faithful=1) the first CPUs may be set up before their timers are
-# in high-resolution mode and stay without faithful speed.
+# Switched on here, as a profile's faithful_speed does (faithful-boot.sh tests
+# hybrid_sim.faithful=1 at boot).
 knob=/sys/devices/system/cpu/hybrid_sim/faithful
 if ! echo 1 > "$knob" || [ "$(cat "$knob" 2>/dev/null)" != 1 ]; then
 	echo "cannot switch capacity-faithful speed on ($knob)" >&2

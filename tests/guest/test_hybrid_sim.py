@@ -247,3 +247,26 @@ def test_faithful_timers_follow_capacity(tmp_path):
     stops giving time away, a P-core lowered to 600 starts, and both come back when
     restored (guest/jobs/faithful-follow.sh); no splat on the way."""
     faithful_follow.check(faithful_follow.run(tmp_path))
+
+
+FAITHFUL_BOOT_JOB = os.path.join(TOP, "guest", "jobs", "faithful-boot.sh")
+
+
+def test_faithful_at_boot_starts_every_cpu(tmp_path):
+    """hybrid_sim.faithful=1 on the command line: every CPU's timer starts, also a CPU
+    whose timers were not yet in high-resolution mode when the option started (at boot
+    the clocksource waits for its watchdog; such a CPU is tried again). A run of the
+    earlier kernel left CPUs 0-2 "off" for the whole boot."""
+    folder = inspect(tmp_path, "patched", FAITHFUL_BOOT_JOB, CMDLINE="hybrid_sim.faithful=1")
+    assert read(folder, "faithful.txt").strip() == "1"
+    timers = {}
+    for line in read(folder, "faithful_stats.txt").splitlines():
+        cpu, _busy, _given, _ticks, cap, timer = line.split()
+        timers[int(cpu)] = (int(cap), timer)
+    assert sorted(timers) == list(range(6)), timers
+    for cpu, (cap, timer) in timers.items():
+        assert timer in (("idle", "running") if cap < 1024 else ("full",)), (cpu, timers)
+    dmesg = read(folder, "dmesg.txt")
+    assert "no faithful speed" not in dmesg
+    started = set(map(int, re.findall(r"CPU(\d+): a faithful-speed tick costs", dmesg)))
+    assert started == set(range(6)), started
