@@ -109,8 +109,9 @@ class FaithfulStat(NamedTuple):
 
 
 # What the timer of a CPU is doing: ticking, parked until a task runs, not needed
-# (capacity 1024) or stopped (the option off, or the CPU going offline).
-TIMER_STATES = ("running", "idle", "full", "off")
+# (capacity 1024), waiting for the CPU's high-resolution timer mode (retried every
+# 100 ms for 20 s) or stopped (the option off, or the CPU going offline).
+TIMER_STATES = ("running", "idle", "full", "waiting", "off")
 FAITHFUL_STATS_FORMATS = ("'CPU BUSY_US GIVEN_US TICKS CAPACITY TIMER' "
                           "(or the older 'CPU BUSY_US GIVEN_US TICKS')")
 

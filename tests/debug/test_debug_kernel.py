@@ -74,6 +74,26 @@ def test_faithful_speed_on_debug_kernel(tmp_path):
         assert 0.36 <= g / b <= 0.47, (cpu, g / b, stats)
 
 
+def test_faithful_start_waits_for_high_resolution_mode_on_debug_kernel(tmp_path):
+    """highres=off: every CPU's faithful timer waits for high-resolution mode, retried
+    from a work bound to the CPU; offlining CPU 1 and switching the option off cancel
+    the pending retries (cancel_delayed_work_sync() in the hotplug teardown, under
+    lockdep) and nothing ever starts (guest/jobs/faithful-lowres.sh)."""
+    folder = debug_run(tmp_path, CMDLINE="highres=off hybrid_sim.faithful=1",
+                       JOB=os.path.join(TOP, "guest", "jobs", "faithful-lowres.sh"))
+    assert not os.path.exists(os.path.join(folder, "errors.txt"))
+    for name in ("states-boot.txt", "states-online.txt"):
+        stats = read_faithful_stats(os.path.join(folder, name))
+        assert sorted(stats) == list(range(6)), (name, stats)
+        assert {s.timer for s in stats.values()} == {"waiting"}, (name, stats)
+    off = read_faithful_stats(os.path.join(folder, "states-off.txt"))
+    assert all(s.timer == "off" for s in off.values()), off
+    with open(os.path.join(folder, "dmesg.txt"), encoding="utf-8") as f:
+        dmesg = f.read()
+    assert "a faithful-speed tick costs" not in dmesg
+    assert "capacity-faithful speed off" in dmesg
+
+
 def test_faithful_timers_follow_capacity_on_debug_kernel(tmp_path):
     """The timers start and stop from the capacity write (an IPI under the mode lock)
     while tasks run, without a lockdep or atomic-sleep report."""

@@ -256,8 +256,10 @@ def test_faithful_at_boot_starts_every_cpu(tmp_path):
     """hybrid_sim.faithful=1 on the command line: every CPU's timer starts, also a CPU
     whose timers were not yet in high-resolution mode when the option started (at boot
     the clocksource waits for its watchdog; such a CPU is tried again). A run of the
-    earlier kernel left CPUs 0-2 "off" for the whole boot."""
+    earlier kernel left CPUs 0-2 "off" for the whole boot. CPU 1 taken offline and
+    online again starts its timer again (guest/jobs/faithful-boot.sh)."""
     folder = inspect(tmp_path, "patched", FAITHFUL_BOOT_JOB, CMDLINE="hybrid_sim.faithful=1")
+    assert not os.path.exists(os.path.join(folder, "errors.txt")), read(folder, "errors.txt")
     assert read(folder, "faithful.txt").strip() == "1"
     timers = {}
     for line in read(folder, "faithful_stats.txt").splitlines():
@@ -268,5 +270,8 @@ def test_faithful_at_boot_starts_every_cpu(tmp_path):
         assert timer in (("idle", "running") if cap < 1024 else ("full",)), (cpu, timers)
     dmesg = read(folder, "dmesg.txt")
     assert "no faithful speed" not in dmesg
-    started = set(map(int, re.findall(r"CPU(\d+): a faithful-speed tick costs", dmesg)))
-    assert started == set(range(6)), started
+    starts = re.findall(r"CPU(\d+): a faithful-speed tick costs", dmesg)
+    assert sorted(set(map(int, starts))) == list(range(6)), starts
+    assert starts.count("1") == 2, starts    # at boot and after onlining
+    print("CPU 1's timer states after onlining:",
+          " ".join(read(folder, "hotplug-states.txt").split()))

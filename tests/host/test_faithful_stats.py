@@ -28,6 +28,14 @@ def test_reads_each_cpu_line(tmp_path):
     assert stats[5].timer == "full" and stats[5].capacity == 1024
 
 
+def test_reads_a_cpu_waiting_for_high_resolution_mode(tmp_path):
+    # A CPU whose timer could not start yet (at boot before the clocksource is
+    # verified, or just after onlining) is retried and listed as waiting.
+    path = tmp_path / "faithful_stats.txt"
+    path.write_text("0 100000 41400 97 600 running\n2 0 0 0 600 waiting\n", encoding="ascii")
+    assert read_faithful_stats(path)[2] == (0, 0, 0, 600, "waiting")
+
+
 def test_reads_the_older_four_columns(tmp_path):
     # Run folders from before the file moved to debugfs: totals only.
     path = tmp_path / "faithful_stats.txt"
