@@ -3,10 +3,10 @@
 # the command line). Every CPU's timer must start, also those set up before they
 # were in high-resolution mode (the kernel retries them every 100 ms): wait up to
 # 10 s until faithful_stats lists each online CPU with a timer other than "off"
-# or "waiting". Then take E-core CPU 1 offline and online again, which leaves it in
-# low-resolution mode until its first tick, and wait the same way for its timer;
-# hotplug-states.txt has the TIMER states CPU 1 went through. Save the state
-# (faithful_stats.txt, dmesg.txt) and power off.
+# or "waiting". Then take E-core CPU 1 offline and online again five times (each
+# time it comes back in low-resolution mode until its first tick) and wait the
+# same way for its timer; hotplug-states.txt has the TIMER states CPU 1 went
+# through. Save the state (faithful_stats.txt, dmesg.txt) and power off.
 # shellcheck source=guest/jobs/lib.sh
 . "$1/lib.sh"
 out=$1/..
@@ -33,10 +33,12 @@ wait_started() {
 
 online=$(grep -c '^processor' /proc/cpuinfo)
 wait_started "$online" || echo "not every CPU's timer started at boot" >> "$out/errors.txt"
-if echo 0 > /sys/devices/system/cpu/cpu1/online && echo 1 > /sys/devices/system/cpu/cpu1/online; then
-	HOTPLUG=1 wait_started "$online" ||
-		echo "CPU 1's timer did not start again after onlining" >> "$out/errors.txt"
-else
-	echo "cannot take CPU 1 offline and online" >> "$out/errors.txt"
-fi
+for cycle in 1 2 3 4 5; do
+	if echo 0 > /sys/devices/system/cpu/cpu1/online && echo 1 > /sys/devices/system/cpu/cpu1/online; then
+		HOTPLUG=1 wait_started "$online" ||
+			echo "CPU 1's timer did not start again after onlining ($cycle)" >> "$out/errors.txt"
+	else
+		echo "cannot take CPU 1 offline and online ($cycle)" >> "$out/errors.txt"
+	fi
+done
 save_state "$out"

@@ -4,7 +4,9 @@
 # (every 100 ms for 20 s). Copies of faithful_stats: states-boot.txt at once (every
 # CPU waiting); states-online.txt after E-core CPU 1 went offline (its pending retry
 # cancelled) and online again (a new one queued); states-off.txt after the option
-# was switched off (every retry cancelled). Then save the state and power off.
+# was switched off (every retry cancelled); states-gave-up.txt after it was switched
+# on again and 21 s went by (every CPU gave up waiting after 20 s). Then save the
+# state and power off.
 # shellcheck source=guest/jobs/lib.sh
 . "$1/lib.sh"
 out=$1/..
@@ -18,4 +20,8 @@ fi
 echo 0 > /sys/devices/system/cpu/hybrid_sim/faithful ||
 	echo "cannot switch capacity-faithful speed off" >> "$out/errors.txt"
 cat "$stats" > "$out/states-off.txt"
+echo 1 > /sys/devices/system/cpu/hybrid_sim/faithful ||
+	echo "cannot switch capacity-faithful speed on again" >> "$out/errors.txt"
+sleep 21
+cat "$stats" > "$out/states-gave-up.txt"
 save_state "$out"
