@@ -3,6 +3,8 @@
 
 SHELL := /bin/bash
 PYTHON := /usr/bin/python3
+# A module of analysis/ (contract, easan, easlab) as a command.
+PYMOD := PYTHONPATH=$(CURDIR)/analysis $(PYTHON) -m
 BUILD := $(CURDIR)/build
 
 KERNEL ?= patched
@@ -42,19 +44,19 @@ help:
 	@echo "make debug-profiles       every profile on the debug (lockdep) kernel (not a test: a sweep)"
 	@echo "make clean                remove build/ (the ccache stays)"
 	@echo "variables (make run, demo, experiments): PROFILE, KERNEL, KCONFIG, PLATFORM (TYPE:COUNT:CAP,..),"
-	@echo "  CPUS, CMDLINE, SETUP, SETUPS (guest/setups/*.sh), TIMEOUT (s), MEM, ACCEL (auto|tcg|kvm),"
+	@echo "  CPUS, CMDLINE, SETUP, SETUPS (guest/vm/setups/*.sh), TIMEOUT (s), MEM, ACCEL (auto|tcg|kvm),"
 	@echo "  DEMO_PROFILE, RUNS, VS, REPS, JOBS, EXPERIMENTS, SMALL, WAIT, ARTIFACTS, DEVICE, RAMDISKS,"
 	@echo "  LOG, OUT, BENCH_RUN"
 
 deps:
-	@guest/deps.sh
+	@guest/host/deps.sh
 
 kernel: deps
-	@guest/kernel.sh $(KERNEL) $(KCONFIG)
+	@guest/kernel/kernel.sh $(KERNEL) $(KCONFIG)
 
 kernels: deps
-	@guest/kernel.sh base default
-	@guest/kernel.sh patched default
+	@guest/kernel/kernel.sh base default
+	@guest/kernel/kernel.sh patched default
 
 # The C trace reader the analysis calls (libtracecmd).
 analysis: $(READER)
@@ -69,35 +71,35 @@ report: $(READER)
 	@analysis/report $(RUNS) $(if $(VS),--vs $(VS))
 
 # Not a test: the analysis of a >= 1 M-event trace vs trace-cmd report, as a ratio; of a
-# guest run of guest/bench/churn.json, or BENCH_RUN (a run folder, or synthetic: one
+# guest run of rt-app-profiles/bench/churn.json, or BENCH_RUN (a run folder, or synthetic: one
 # written on the host, no kernel needed).
 bench-analysis: $(READER) $(if $(BENCH_RUN),,kernels initramfs)
-	@analysis/bench.py $(if $(filter synthetic,$(BENCH_RUN)),--synthetic,$(BENCH_RUN))
+	@$(PYMOD) easlab.bench_analysis $(if $(filter synthetic,$(BENCH_RUN)),--synthetic,$(BENCH_RUN))
 
 # Slow: the series applies with git am and every prefix of it builds.
 prefixes: deps
-	@PREFIXES_FROM=$(FROM) guest/kernel.sh --prefixes
+	@PREFIXES_FROM=$(FROM) guest/kernel/kernel.sh --prefixes
 
 # Not a test: capacity-faithful speed (E/P run time, P-core overhead), two boots per REPS.
 bench-speed: kernels initramfs
-	@analysis/bench_speed.py
+	@$(PYMOD) easlab.bench_speed
 
 # Not a test: the fair push's cost on hackbench and a pipe ping-pong, push on/off
 # interleaved in one boot of the patched kernel; REPS=n (default 10) pairs.
 bench-push: kernels initramfs
-	@analysis/bench_push.py
+	@$(PYMOD) easlab.bench_push
 
 # The trace events' cost while off: base against the series cut before them.
 bench-trace: kernels initramfs
-	@guest/kernel.sh notrace default
-	@analysis/bench_trace.py
+	@guest/kernel/kernel.sh notrace default
+	@$(PYMOD) easlab.bench_trace
 
 # Not part of check: the hotplug test's job with 200 cycles instead of 20.
 soak: deps initramfs
-	@guest/kernel.sh patched debug
-	@run=$$(SETUP=guest/setups/hotplug-soak.sh JOB=guest/jobs/hotplug-push.sh \
-		TIMEOUT=$${TIMEOUT:-3600} guest/run.sh rt-app-profiles/capped-hogs.json patched debug) && \
-		$(PYTHON) tests/push_hotplug.py "$$(tail -n 1 <<<"$$run")" 200
+	@guest/kernel/kernel.sh patched debug
+	@run=$$(SETUP=guest/vm/setups/hotplug-soak.sh JOB=guest/vm/jobs/hotplug-push.sh \
+		TIMEOUT=$${TIMEOUT:-3600} guest/host/run.sh rt-app-profiles/capped-hogs.json patched debug) && \
+		$(PYMOD) easlab.hotplug_check "$$(tail -n 1 <<<"$$run")" 200
 
 # experiments/NAME.json as sweeps (analysis/sweep): REPS, JOBS, SMALL=1 from the
 # command line; build/reports/experiments/index.html.
@@ -115,26 +117,26 @@ lava-results: deps
 	@analysis/sweep lava-results "$(LOG)" --out "$(OUT)"
 
 deps-slurm:
-	@guest/deps.sh slurm
+	@guest/host/deps.sh slurm
 
 # Not part of check: a single-node Slurm (munged, slurmctld, slurmd) on localhost,
 # a two-run sweep of experiments/smoke.json submitted to it, daemons stopped after.
 check-slurm: deps-slurm kernels initramfs $(READER)
-	@guest/slurm-local.sh $(BUILD)/slurm $(PYTHON) -m pytest -q -p no:cacheprovider tests/slurm
+	@guest/host/slurm-local.sh $(BUILD)/slurm $(PYTHON) -m pytest -q -p no:cacheprovider tests/slurm
 
 initramfs: deps
-	@guest/initramfs.sh
+	@guest/host/initramfs.sh
 
 # Checks happen in run.sh before anything is built or booted, so a bad PROFILE or
 # KERNEL fails in a second.
 run: deps
-	@guest/run.sh --check-only "$(PROFILE)" "$(KERNEL)" "$(KCONFIG)"
-	@guest/kernel.sh $(KERNEL) $(KCONFIG)
-	@guest/initramfs.sh
-	@guest/run.sh "$(PROFILE)" "$(KERNEL)" "$(KCONFIG)"
+	@guest/host/run.sh --check-only "$(PROFILE)" "$(KERNEL)" "$(KCONFIG)"
+	@guest/kernel/kernel.sh $(KERNEL) $(KCONFIG)
+	@guest/host/initramfs.sh
+	@guest/host/run.sh "$(PROFILE)" "$(KERNEL)" "$(KCONFIG)"
 
 demo: kernels initramfs $(READER)
-	@guest/demo.sh "$(DEMO_PROFILE)"
+	@guest/host/demo.sh "$(DEMO_PROFILE)"
 
 check: check-host check-guest check-debug
 
@@ -146,13 +148,13 @@ check-guest: kernels initramfs $(READER)
 
 # The debug kernel: a profile and the cpufreq mode switches, no splat allowed.
 check-debug: deps initramfs $(READER)
-	@guest/kernel.sh patched debug
+	@guest/kernel/kernel.sh patched debug
 	@$(PYTHON) -m pytest -q -p no:cacheprovider tests/debug
 
 # Every profile of the library on the debug kernel (slower; a sweep, not part of check).
 debug-profiles: deps initramfs
-	@guest/kernel.sh patched debug
-	@for p in rt-app-profiles/*.json; do guest/run.sh "$$p" patched debug || exit 1; done
+	@guest/kernel/kernel.sh patched debug
+	@for p in rt-app-profiles/*.json; do guest/host/run.sh "$$p" patched debug || exit 1; done
 
 clean:
 	rm -rf $(BUILD)

@@ -1,4 +1,4 @@
-"""Capacity-faithful timers follow run-time capacity changes (guest/jobs/faithful-follow.sh).
+"""Capacity-faithful timers follow run-time capacity changes (guest/vm/jobs/faithful-follow.sh).
 
 Shared by the default kernel's test (tests/guest) and the debug kernel's (tests/debug):
 switch capacity-faithful speed on under the background load, raise E-core CPU 1 to
@@ -6,14 +6,12 @@ switch capacity-faithful speed on under the background load, raise E-core CPU 1 
 faithful_stats the job took a second and two seconds after each step.
 """
 import os
-import sys
 
 from conftest import TOP, guest_run
 
-sys.path.insert(0, os.path.join(TOP, "analysis"))
-from easan.fidelity import read_faithful_stats  # noqa: E402
+from easan.fidelity import read_faithful_stats
 
-JOB = os.path.join(TOP, "guest", "jobs", "faithful-follow.sh")
+JOB = os.path.join(TOP, "guest", "vm", "jobs", "faithful-follow.sh")
 BACKGROUND = os.path.join(TOP, "tests", "fixtures", "background-load.json")
 STEPS = ["start", "raised", "lowered", "restored"]
 TICKING = ("running", "idle")

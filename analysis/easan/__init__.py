@@ -6,7 +6,7 @@
 
 One module per question (placement, migrations, latency, energy, fidelity...), each
 declaring its metrics (metric.py) from the tables of a run (see tables.py);
-metrics.py evaluates them, compare.py and stats.py make the A/B table, report.py
+catalog.py evaluates them, compare.py and stats.py make the A/B table, report.py
 writes the files; pipeline.py joins them.
 """
 _PIPELINE = ("analyse", "write_report", "Result", "Report")

@@ -171,13 +171,10 @@ def rows_of(spec, a, b):
     return _percentile_rows(spec, a, b)
 
 
-def table(a, b, specs=None):
-    """The A/B rows for groups a and b (lists of pipeline.Result), in the order of the
-    metrics (metrics.METRICS) and their rows; none for a metric that no run of either
-    group measured (a profile without capped tasks, say)."""
-    if specs is None:
-        from .metrics import METRICS  # pylint: disable=import-outside-toplevel
-        specs = [spec for metric in METRICS for spec in metric.ab]
+def table(a, b, specs):
+    """The A/B rows for groups a and b (lists of pipeline.Result), in the order of specs
+    (catalog.AB_SPECS: every metric's rows, in report order); none for a metric that no
+    run of either group measured (a profile without capped tasks, say)."""
     out = [row for spec in specs for row in rows_of(spec, list(a), list(b))]
     return [r for r in out if r["n_a"] or r["n_b"]]
 

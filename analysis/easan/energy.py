@@ -21,7 +21,7 @@ from . import compare, oracle, power_model
 from .affinity import allowed_masks
 from .metric import Figure, Metric
 # The search itself (pure Python, for the process that runs it): oracle.py.
-from .oracle import EMPTY, _join, oracle_power, oracle_search  # noqa: F401  pylint: disable=unused-import
+from .oracle import EMPTY, _join, oracle_power, oracle_search  # noqa: F401  # pylint: disable=unused-import
 
 EVENTS = ("sched_switch",)
 BUCKET_NS = 100_000_000

@@ -2,9 +2,9 @@
 did not record what it needs.
 
 A metric module (migrations, latency, push, ...) describes each of its metrics with a
-Metric: where it goes in metrics.json, how it is computed from a Context (metrics.py),
+Metric: where it goes in metrics.json, how it is computed from a Context (catalog.py),
 the trace events it needs, the lines it adds to a run's table in the report, its
-figures and its A/B rows (compare.py). metrics.METRICS lists them in report order.
+figures and its A/B rows (compare.py). catalog.METRICS lists them in report order.
 
 When one of its events is missing from the trace's format (an older kernel, base
 without the patched events), the metric is not computed: its value is None
@@ -39,7 +39,7 @@ class Metric:
     lines after the run's table. ab: its A/B rows (compare.Mean, Counts,
     Percentiles). start(ctx), for a metric that can do its work in another process:
     begins it and returns an object whose result() is what compute(ctx) returns;
-    metrics.compute() starts these before it computes the others."""
+    catalog.compute() starts these before it computes the others."""
     key: Optional[str]
     compute: Callable
     events: tuple = ()

@@ -7,14 +7,15 @@ import os
 from dataclasses import dataclass
 from typing import Optional
 
-from . import capped, compare, metrics, report, runfolder
-from .tables import TOP
+from contract.paths import BUILD
+
+from . import capped, catalog, compare, report, runfolder
 
 
 @dataclass
 class Result:
     """One run analysed: the loaded run folder, its metrics (its entry in metrics.json)
-    and the tables the figures and the A/B intervals reuse (metrics.Context.data())."""
+    and the tables the figures and the A/B intervals reuse (catalog.Context.data())."""
     run: runfolder.Run
     metrics: dict
     data: dict
@@ -46,7 +47,7 @@ def analyse(paths, settle_ns=capped.SETTLE_NS, progress=None):
     for i, path in enumerate(paths):
         (progress or _quiet)(f"[{i + 1}/{len(paths)}] reading {path}")
         run = runfolder.load(str(path))
-        m, data = metrics.compute(run, settle_ns)
+        m, data = catalog.compute(run, settle_ns)
         out.append(Result(run, m, data))
     return out
 
@@ -58,7 +59,7 @@ def default_out(paths):
         return os.path.join(paths[0], "analysis", "report")
     name = f"{os.path.basename(os.path.normpath(paths[0]))}-vs-" \
            f"{os.path.basename(os.path.normpath(paths[-1]))}"
-    return os.path.join(TOP, "build", "reports", name)
+    return os.path.join(BUILD, "reports", name)
 
 
 def write_report(out_dir, a, b=(), perfetto=False, plots=True, progress=None):
@@ -67,7 +68,7 @@ def write_report(out_dir, a, b=(), perfetto=False, plots=True, progress=None):
     Report."""
     a, b = list(a), list(b)
     out_dir = out_dir or default_out([r.run.path for r in a + b])
-    rows = compare.table(a, b) if b else None
+    rows = compare.table(a, b, catalog.AB_SPECS) if b else None
     la, lb = compare.label(a), (compare.label(b) if b else None)
     report.write(out_dir, a, b, rows, perfetto_export=perfetto, progress=progress or _quiet,
                  plots_on=plots)

@@ -1,6 +1,6 @@
 """Write report.md, report.html and metrics.json (and the figures) for runs or an A/B.
 
-The report is laid out from the metrics (metrics.METRICS): each one's lines in a run's
+The report is laid out from the metrics (catalog.METRICS): each one's lines in a run's
 table, its details after it, its figures; a metric the run's kernel did not trace
 reads metric.NOT_TRACED.
 """
@@ -14,7 +14,7 @@ import tempfile
 from . import compare, perfetto
 from .causes import ORDER
 from .metric import NOT_TRACED, ms, not_traced, us
-from .metrics import METRICS
+from .catalog import METRICS
 
 
 def _metric_rows(m):

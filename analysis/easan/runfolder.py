@@ -1,6 +1,5 @@
 """A run folder (from `make run`) loaded and checked: every input in one place."""
 import functools
-import importlib.util
 import json
 import os
 from dataclasses import dataclass, field
@@ -8,19 +7,12 @@ from dataclasses import dataclass, field
 from . import em as em_mod
 from . import platform as platform_mod
 from . import rtapp, tables as tables_mod
+from contract import rtapp_profile
+
 from .errors import AnalysisError
 
-TOP = tables_mod.TOP
-# What guest/run.sh always puts on the kernel command line.
+# What guest/host/run.sh always puts on the kernel command line.
 STANDARD_CMDLINE = ("console=", "panic=", "oops=", "loglevel=", "sched_verbose", "hybrid_sim=")
-
-
-def profile_module():
-    """guest/profile.py, the profile checker, as a module."""
-    spec = importlib.util.spec_from_file_location("profile_check", os.path.join(TOP, "guest", "profile.py"))
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
 
 
 @dataclass
@@ -33,7 +25,7 @@ class Run:
     threads: object            # DataFrame pid, thread, task
     logs: dict                 # thread index -> rt-app log DataFrame
     attrs: dict                # task -> extension keys (util_min, util_max, slice_us),
-                               # read by guest/profile.py's prepare()
+                               # as the guest got them (guest/sched-attrs.json)
     profile: dict
     meta: dict = field(default_factory=dict)
 
@@ -113,13 +105,11 @@ def load(path):
     em_mod.check_against(em, platform, os.path.join(path, "energy_model"))
 
     profile_path = os.path.join(path, "profile.json")
-    checker = profile_module()
     try:
-        profile = checker.load(profile_path)
-    except checker.ProfileError as e:
+        profile = rtapp_profile.load(profile_path)
+    except rtapp_profile.ProfileError as e:
         raise AnalysisError(f"{profile_path}: {e}") from e
-    # The extension keys per task, as the guest got them (guest/sched-attrs.json).
-    attrs = checker.prepare(profile)[1]
+    attrs = _read_json(os.path.join(path, "guest", "sched-attrs.json"), "record of the task attributes")
 
     tables = tables_mod.load(tables_mod.extract(path))
     names = rtapp.thread_names(os.path.join(path, "guest", "rt-app.json"))

@@ -17,14 +17,13 @@ import sys
 import tempfile
 from collections.abc import Mapping
 
+from contract.paths import READER
+
 from .errors import AnalysisError
 
 # numpy and pandas are imported where tables are loaded or written, so that a command
 # can prefetch() its runs' tables before it loads them and the analysis.
 
-TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-READER = os.environ.get("EAS_TRACE_READER",
-                        os.path.join(TOP, "build", "analysis", "eas-trace-reader"))
 # Bumped when the cache's layout changes, so that an older cache is read again.
 FORMAT = 3
 

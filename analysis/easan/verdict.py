@@ -1,9 +1,10 @@
 """A run's verdict, LISA-style, with the thresholds stated where they are used."""
+from contract.constants import TICK_NS
+
 ENERGY_TOLERANCE = 1.05       # estimated energy <= oracle x this
 MAX_NEGATIVE_SLACK = 0.15     # share of a task's activations ending after their period
 MAX_OUTSIDE_SHARE = 0.01      # CPU time of tasks outside the profile -> undecided
 BUSY_FACTOR = 16              # sd->busy_factor: balance interval of a busy CPU
-TICK_NS = 4_000_000           # HZ=250
 
 
 def balance_interval_ns(ncpus):

@@ -7,13 +7,11 @@ so a zero exit status is the check."""
 import json
 import os
 import re
-import sys
 
 import faithful_follow
 from conftest import TOP, analysed, guest_run
 
-sys.path.insert(0, os.path.join(TOP, "analysis"))
-from easan.fidelity import read_faithful_stats  # noqa: E402
+from easan.fidelity import read_faithful_stats
 
 SMOKE = os.path.join(TOP, "rt-app-profiles", "smoke.json")
 
@@ -32,7 +30,7 @@ def test_profile_on_debug_kernel(tmp_path):
 
 
 def test_cpufreq_mode_switches_on_debug_kernel(tmp_path):
-    folder = debug_run(tmp_path, JOB=os.path.join(TOP, "guest", "jobs", "cpufreq-modes.sh"),
+    folder = debug_run(tmp_path, JOB=os.path.join(TOP, "guest", "vm", "jobs", "cpufreq-modes.sh"),
                        CMDLINE="hybrid_sim.mode=active")
     # Refused writes go to errors.txt; every step is recorded.
     assert not os.path.exists(os.path.join(folder, "errors.txt"))
@@ -43,7 +41,7 @@ def test_cpufreq_mode_switches_on_debug_kernel(tmp_path):
 
 def test_run_time_changes_on_debug_kernel(tmp_path):
     folder = debug_run(tmp_path, os.path.join(TOP, "tests", "fixtures", "background-load.json"),
-                       JOB=os.path.join(TOP, "guest", "jobs", "runtime-changes.sh"))
+                       JOB=os.path.join(TOP, "guest", "vm", "jobs", "runtime-changes.sh"))
     assert not os.path.exists(os.path.join(folder, "errors.txt"))
     with open(os.path.join(folder, "steps.txt"), encoding="utf-8") as f:
         assert {line.split()[1] for line in f} == {"1"}
@@ -79,9 +77,9 @@ def test_faithful_start_waits_for_high_resolution_mode_on_debug_kernel(tmp_path)
     """highres=off: every CPU's faithful timer waits for high-resolution mode, retried
     from a work bound to the CPU; offlining CPU 1 and switching the option off cancel
     the pending retries (cancel_delayed_work_sync() in the hotplug teardown, under
-    lockdep) and nothing ever starts (guest/jobs/faithful-lowres.sh)."""
+    lockdep) and nothing ever starts (guest/vm/jobs/faithful-lowres.sh)."""
     folder = debug_run(tmp_path, CMDLINE="highres=off hybrid_sim.faithful=1",
-                       JOB=os.path.join(TOP, "guest", "jobs", "faithful-lowres.sh"))
+                       JOB=os.path.join(TOP, "guest", "vm", "jobs", "faithful-lowres.sh"))
     assert not os.path.exists(os.path.join(folder, "errors.txt"))
     with open(os.path.join(folder, "dmesg.txt"), encoding="utf-8") as f:
         dmesg = f.read()
@@ -113,7 +111,7 @@ def test_faithful_timers_follow_capacity_on_debug_kernel(tmp_path):
 def test_spare_tie_on_debug_kernel(tmp_path):
     """The tie-break and its tracepoint fire from wakeup placement, under the rq lock."""
     m = analysed("many-small", tmp_path, kconfig="debug", CMDLINE="hybrid_em.layout=v0.21",
-                 SETUP=os.path.join(TOP, "guest", "setups", "eas-spare-tie.sh"))
+                 SETUP=os.path.join(TOP, "guest", "vm", "setups", "eas-spare-tie.sh"))
     assert m["placement_decisions"].get("spare_tie", 0) >= 1, m["placement_decisions"]
 
 

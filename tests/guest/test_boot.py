@@ -8,7 +8,7 @@ import pytest
 
 from conftest import TOP, run
 
-RUN = os.path.join(TOP, "guest", "run.sh")
+RUN = os.path.join(TOP, "guest", "host", "run.sh")
 SMOKE = os.path.join(TOP, "rt-app-profiles", "smoke.json")
 CPUS = 6
 

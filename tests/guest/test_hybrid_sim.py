@@ -8,7 +8,7 @@ import pytest
 import faithful_follow
 from conftest import BUILD, TOP, guest_run
 
-INSPECT = os.path.join(TOP, "guest", "jobs", "inspect.sh")
+INSPECT = os.path.join(TOP, "guest", "vm", "jobs", "inspect.sh")
 SMOKE = os.path.join(TOP, "rt-app-profiles", "smoke.json")
 
 # Hand-computed for hybrid_sim=e:4:600,p:2:1024 (v0.3 layout): E-cores (scaling
@@ -83,7 +83,7 @@ def test_v021_cpu_online_late_joins_its_type(tmp_path):
     """maxcpus=5 leaves P-core CPU 5 offline while the domains are registered:
     onlining it later must put it into the P-core domain (em_dev_expand_perf_domain),
     not make a domain of its own, and EAS must stay on."""
-    folder = inspect(tmp_path, "patched", os.path.join(TOP, "guest", "jobs", "online-late.sh"),
+    folder = inspect(tmp_path, "patched", os.path.join(TOP, "guest", "vm", "jobs", "online-late.sh"),
                      CMDLINE="hybrid_em.layout=v0.21 maxcpus=5 sched_verbose")
     dmesg = read(folder, "dmesg.txt")
     assert read(folder, "online.txt").strip() == "0-5"
@@ -145,7 +145,7 @@ def modes(folder):
     return [tuple(line.split()) for line in read(folder, "modes.txt").splitlines()]
 
 
-MODES_JOB = os.path.join(TOP, "guest", "jobs", "cpufreq-modes.sh")
+MODES_JOB = os.path.join(TOP, "guest", "vm", "jobs", "cpufreq-modes.sh")
 
 # The walk of cpufreq-modes.sh, booted in active mode, on the patched kernel: EAS
 # runs with schedutil (passive) and with the powersave policy of a setpolicy driver
@@ -203,13 +203,13 @@ def test_base_runs_eas_in_passive_mode_only(tmp_path):
     assert "schedutil is mandatory" in read(folder, "dmesg.txt")
 
 
-CHANGES_JOB = os.path.join(TOP, "guest", "jobs", "runtime-changes.sh")
+CHANGES_JOB = os.path.join(TOP, "guest", "vm", "jobs", "runtime-changes.sh")
 BACKGROUND = os.path.join(TOP, "tests", "fixtures", "background-load.json")
 
 
 @pytest.fixture(scope="module")
 def changes_run(tmp_path_factory):
-    """The run-time changes of guest/jobs/runtime-changes.sh under a running profile."""
+    """The run-time changes of guest/vm/jobs/runtime-changes.sh under a running profile."""
     # guest_run fails on a splat or a timeout.
     return guest_run(BACKGROUND, "patched", runs=tmp_path_factory.mktemp("changes"),
                      JOB=CHANGES_JOB)
@@ -245,11 +245,11 @@ def test_hotplug_keeps_the_energy_model(changes_run):
 def test_faithful_timers_follow_capacity(tmp_path):
     """With capacity-faithful speed on and a profile running, an E-core raised to 1024
     stops giving time away, a P-core lowered to 600 starts, and both come back when
-    restored (guest/jobs/faithful-follow.sh); no splat on the way."""
+    restored (guest/vm/jobs/faithful-follow.sh); no splat on the way."""
     faithful_follow.check(faithful_follow.run(tmp_path))
 
 
-FAITHFUL_BOOT_JOB = os.path.join(TOP, "guest", "jobs", "faithful-boot.sh")
+FAITHFUL_BOOT_JOB = os.path.join(TOP, "guest", "vm", "jobs", "faithful-boot.sh")
 
 
 def test_faithful_at_boot_starts_every_cpu(tmp_path):
@@ -258,7 +258,7 @@ def test_faithful_at_boot_starts_every_cpu(tmp_path):
     kernel says it waits and tries again; at boot that happens only when the driver
     comes before the clocksource watchdog, so most boots do not take that path). CPU 1
     taken offline and online five times starts its timer each time
-    (guest/jobs/faithful-boot.sh)."""
+    (guest/vm/jobs/faithful-boot.sh)."""
     folder = inspect(tmp_path, "patched", FAITHFUL_BOOT_JOB, CMDLINE="hybrid_sim.faithful=1")
     assert not os.path.exists(os.path.join(folder, "errors.txt")), read(folder, "errors.txt")
     assert read(folder, "faithful.txt").strip() == "1"

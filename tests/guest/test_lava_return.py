@@ -1,7 +1,7 @@
 """A run as a LAVA lab's QEMU device boots it, end to end on this machine: the run
-folder of guest/run.sh --prepare-only in a per-run ramdisk (guest/lava-ramdisk.sh),
+folder of guest/host/run.sh --prepare-only in a per-run ramdisk (guest/host/lava-ramdisk.sh),
 a boot without the 9p share (qemu-run.sh VIRTFS=0, the kernel and ramdisk as a
-lab deploys them), the folder sent back over the console (guest/init), restored
+lab deploys them), the folder sent back over the console (guest/vm/init), restored
 from the console log by analysis/sweep lava-results and analysed like any run."""
 import json
 import os
@@ -12,7 +12,7 @@ PLATFORM = "e:4:600,p:2:1024"
 
 
 def test_a_ramdisk_run_comes_back_over_the_console(tmp_path):
-    prep = run([os.path.join(TOP, "guest", "run.sh"), "--prepare-only",
+    prep = run([os.path.join(TOP, "guest", "host", "run.sh"), "--prepare-only",
                 os.path.join(TOP, "rt-app-profiles", "smoke.json"), "patched"],
                env={"RUNS": str(tmp_path / "prepared"), "PLATFORM": PLATFORM}, timeout=120)
     assert prep.returncode == 0, prep.stderr
@@ -23,11 +23,11 @@ def test_a_ramdisk_run_comes_back_over_the_console(tmp_path):
     assert not os.path.exists(os.path.join(folder, "run.json"))
 
     ramdisk = tmp_path / "ramdisk.cpio.gz"
-    r = run([os.path.join(TOP, "guest", "lava-ramdisk.sh"), folder, str(ramdisk)])
+    r = run([os.path.join(TOP, "guest", "host", "lava-ramdisk.sh"), folder, str(ramdisk)])
     assert r.returncode == 0, r.stderr
     lab = tmp_path / "lab"
     lab.mkdir()
-    r = run([os.path.join(TOP, "guest", "qemu-run.sh"),
+    r = run([os.path.join(TOP, "guest", "host", "qemu-run.sh"),
              os.path.join(BUILD, "kernels", "patched", "bzImage"), str(lab)],
             env={"VIRTFS": "0", "INITRD": str(ramdisk), "CPUS": "6", "TIMEOUT": "300",
                  "CMDLINE": f"sched_verbose hybrid_sim={PLATFORM}"}, timeout=400)

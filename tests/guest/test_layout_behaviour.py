@@ -20,14 +20,11 @@ measured is in its description.
   kernel's EAS_SPARE_TIE sched_feat makes that selection; 6.12 keeps prev_cpu on
   equal energy). v0.3's per-CPU domains have nothing to tie inside a domain.
 """
-import os
-import sys
 
-from conftest import TOP
 
-sys.path.insert(0, os.path.join(TOP, "analysis"))
-from easan import experiment as ex  # noqa: E402
-from easan import sweep  # noqa: E402
+from easlab import claims
+from easlab import experiment as ex
+from easlab import sweep
 
 
 def single_runs(tmp_path, name):
@@ -47,11 +44,11 @@ def single_runs(tmp_path, name):
 
 
 def assert_claims_hold(exp, by):
-    verdicts = ex.judge(exp, by, drop_distorted=False, point=True)
+    verdicts = claims.judge(exp, by, drop_distorted=False, point=True)
     for v in verdicts:
         print(f"{v['profile']}: {v['verdict']}: {v['claim']}: {v['detail']}")
-    assert verdicts and all(v["verdict"] == ex.HELD for v in verdicts), \
-        [(v["claim"], v["detail"]) for v in verdicts if v["verdict"] != ex.HELD]
+    assert verdicts and all(v["verdict"] == claims.HELD for v in verdicts), \
+        [(v["claim"], v["detail"]) for v in verdicts if v["verdict"] != claims.HELD]
 
 
 def test_v619_sends_e_core_load_to_p_cores(tmp_path):

@@ -1,6 +1,6 @@
 """Each of mainline's migration causes, provoked by a real guest run and attributed
 by the analysis from the kernel's eas_migrate_reason events (patched kernel, default
-platform). The fair push is switched off (guest/setups/push-off.sh): it races load
+platform). The fair push is switched off (guest/vm/setups/push-off.sh): it races load
 balance for the same moves (in pinned-burst it took the waiting hogs before the idle
 CPUs pulled them in one CI run), and tests/guest/test_push.py attributes its moves."""
 import os
@@ -9,7 +9,7 @@ import pytest
 
 from conftest import TOP, analysed
 
-PUSH_OFF = os.path.join(TOP, "guest", "setups", "push-off.sh")
+PUSH_OFF = os.path.join(TOP, "guest", "vm", "setups", "push-off.sh")
 
 CASES = {
     # A hog pinned to E-core CPU 0, then freed: the pinning moves it (affinity), then

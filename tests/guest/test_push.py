@@ -1,8 +1,8 @@
 """The fair push (issue 15, Part B) in guest runs: properties of the trace (guest
 time, events), never host wall-clock limits.
 
-Push on and off are compared on one boot of the patched kernel: guest/jobs/replays.sh
-replays the profile once per SETUPS snippet (guest/setups/push-off.sh switches the
+Push on and off are compared on one boot of the patched kernel: guest/vm/jobs/replays.sh
+replays the profile once per SETUPS snippet (guest/vm/setups/push-off.sh switches the
 five sched_feats FAIR_PUSH, FAIR_PUSH_TICK, EAS_FEWER_RUNNABLE, EAS_CHEAPER_TIE and
 EAS_PUSH_OWN_COST off, push-on.sh on), each replay a run folder of its own; base is a boot of its own.
 
@@ -34,7 +34,7 @@ EAS_PUSH_OWN_COST off, push-on.sh on), each replay a run folder of its own; base
     them to the E-cores and reports own_cost. Push off shows mainline's pile.
 (d) push-limits: a task allowed only on the P-cores is never moved off them, a task
     pinned to one CPU never gets an eas_push decision, and tasks in a cgroup
-    throttled by cpu.max (guest/setups/cgroup-throttle.sh) are not pushed while
+    throttled by cpu.max (guest/vm/setups/cgroup-throttle.sh) are not pushed while
     throttled.
 """
 import glob
@@ -44,11 +44,11 @@ import os
 import numpy as np
 import pytest
 
-import push_props as pp
+from easlab import push_props as pp
 from conftest import TOP, guest_run, run
 
 PROFILES = os.path.join(TOP, "rt-app-profiles")
-SETUPS = os.path.join(TOP, "guest", "setups")
+SETUPS = os.path.join(TOP, "guest", "vm", "setups")
 PUSH_REASONS = ("fair_push", "fair_push_tick")
 # Load updates a thread may make running where the push should not leave it, while
 # the root domain is not overutilized: the tick that finds it there, and the one at

@@ -2,13 +2,9 @@
 analysis/report calls it, for the host tests: no interpreter to start per report."""
 import json
 import os
-import sys
 
-from conftest import TOP
-
-sys.path.insert(0, os.path.join(TOP, "analysis"))
-import easan  # noqa: E402
-from easan import capped  # noqa: E402
+import easan
+from easan import capped
 
 
 def report(out, a, b=(), settle_ms=capped.SETTLE_NS / 1e6, plots=False, perfetto=False):

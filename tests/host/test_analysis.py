@@ -17,16 +17,14 @@ window is [1000, 1200) ms (first "begins loop" to the last "end loop").
 import json
 import os
 import subprocess
-import sys
 
 import pytest
 
-from conftest import TOP, run
+from conftest import run
 from inprocess import metrics_of, read_text, report, rows_of
-from synth import MS, REPORT, Trace, kernel_reasons, make_run, write_em
+from easlab.synthetic_run import MS, REPORT, Trace, kernel_reasons, make_run, write_em
 
-sys.path.insert(0, os.path.join(TOP, "analysis"))
-from easan import causes  # noqa: E402
+from easan import causes
 
 E_COSTS, P_COSTS = [104, 105, 106, 107], [130, 131, 132, 133]
 
@@ -407,7 +405,7 @@ def test_cost_only_domains_pass_the_em_check(tmp_path):
 def test_sweep_analyses_in_process(tmp_path):
     # A sweep's analysis (sweep.analyse) is easan's pipeline called in the sweep's own
     # process: the same metrics as analysis/report's, written next to the run once.
-    from easan import sweep  # pylint: disable=import-outside-toplevel
+    from easlab import sweep  # pylint: disable=import-outside-toplevel
     d = scenario(tmp_path)
     m, err = sweep.analyse(d)
     assert err == "" and m["migrations"]["by_reason"] == {

@@ -1,11 +1,11 @@
-"""make bench-push's analysis (analysis/bench_push.py) on bench.txt files written here."""
+"""make bench-push's analysis (easlab.bench_push) on bench.txt files written here."""
 import re
 
 import pytest
 
-from conftest import TOP, run
+from conftest import PY_MODULE, run
 
-SCRIPT = f"{TOP}/analysis/bench_push.py"
+SCRIPT = PY_MODULE + ["easlab.bench_push"]
 
 
 def boot_folder(tmp_path, name, rows):
@@ -37,7 +37,7 @@ def test_paired_ratios_and_verdicts(tmp_path):
             return 1.05 + (0.002 if rep % 2 else -0.002)     # tight, 5 % over: not met
         return 1.0 + (0.2 if rep % 2 else -0.2)              # wide: inconclusive
     folder = boot_folder(tmp_path, "a", rows_with(ratio))
-    r = run([SCRIPT, str(folder)], timeout=60)
+    r = run(SCRIPT + [str(folder)], timeout=60)
     assert r.returncode == 0, r.stderr
     proc = line(r.stdout, "hackbench-process")
     # The drift of the off times (up to 60 %) cancels in the pairs.
@@ -50,7 +50,7 @@ def test_paired_ratios_and_verdicts(tmp_path):
 def test_two_boots_are_pooled(tmp_path):
     a = boot_folder(tmp_path, "a", rows_with(lambda rep, w: 1.004 + (0.001 if rep % 2 else -0.001)))
     b = boot_folder(tmp_path, "b", rows_with(lambda rep, w: 1.006 + (0.001 if rep % 2 else -0.001)))
-    r = run([SCRIPT, str(a), str(b)], timeout=60)
+    r = run(SCRIPT + [str(a), str(b)], timeout=60)
     assert r.returncode == 0, r.stderr
     assert "2 boot(s)" in r.stdout
     assert re.search(r"\s20\s+1\.005\d", line(r.stdout, "pingpong")), r.stdout
@@ -58,7 +58,7 @@ def test_two_boots_are_pooled(tmp_path):
 
 @pytest.mark.parametrize("reps", ["x", "0", "-2"])
 def test_bad_reps_is_one_line_before_any_boot(reps):
-    r = run([SCRIPT], env={"REPS": reps}, timeout=60)
+    r = run(SCRIPT, env={"REPS": reps}, timeout=60)
     assert r.returncode != 0
     lines = r.stderr.strip().splitlines()
     assert len(lines) == 1 and f"REPS='{reps}'" in lines[0], r.stderr

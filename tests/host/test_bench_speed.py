@@ -2,10 +2,10 @@
 import os
 import shutil
 
-from conftest import TOP, run
-from synth import LOG_HEADER
+from conftest import PY_MODULE, TOP, run
+from easlab.synthetic_run import LOG_HEADER
 
-BENCH = os.path.join(TOP, "analysis", "bench_speed.py")
+BENCH = PY_MODULE + ["easlab.bench_speed"]
 
 # On at 1.00-1.02 s, off at 1.50-1.51 s, on again at 2.00-2.01 s (30 ms guard each side).
 FLIPS = "1.00 1.02 1\n1.50 1.51 0\n2.00 2.01 1\n"
@@ -17,7 +17,7 @@ RUNS = [(0.5, 9999), (1.1, 2000), (1.2, 2200), (1.49, 9999), (1.6, 1900), (1.7, 
 def boot_folder(tmp_path):
     folder = tmp_path / "speed-p-patched-x"
     folder.mkdir()
-    shutil.copy(os.path.join(TOP, "guest", "bench", "speed-p.json"), folder / "profile.json")
+    shutil.copy(os.path.join(TOP, "rt-app-profiles", "bench", "speed-p.json"), folder / "profile.json")
     for n in (1, 2):
         d = folder / "speed" / f"flip-{n}"
         d.mkdir(parents=True)
@@ -29,7 +29,7 @@ def boot_folder(tmp_path):
 
 
 def test_switching_replays_give_the_p_core_ratio(tmp_path):
-    r = run(["/usr/bin/python3", BENCH, str(boot_folder(tmp_path))], timeout=60)
+    r = run(BENCH + [str(boot_folder(tmp_path))], timeout=60)
     assert r.returncode == 0, r.stderr
     # 2100 / 2000 in both replays; no pair replays in this boot.
     assert "per switching replay: 1.050 1.050" in r.stdout
@@ -39,6 +39,6 @@ def test_switching_replays_give_the_p_core_ratio(tmp_path):
 
 
 def test_a_folder_that_is_not_a_bench_boot_is_one_line(tmp_path):
-    r = run(["/usr/bin/python3", BENCH, str(tmp_path)], timeout=60)
+    r = run(BENCH + [str(tmp_path)], timeout=60)
     assert r.returncode == 1
     assert r.stderr.strip() == f"bench-speed: {tmp_path}: no speed/ folder (not a bench-speed boot)"

@@ -1,18 +1,17 @@
 """Experiments as data (analysis/easan/experiment.py) and sweeps (sweep.py): file
 validation, claim verdicts on hand-made metrics, resume hashing, the run-folder
-channel of guest/run.sh, and the LAVA export checked by LAVA's own schema."""
+channel of guest/host/run.sh, and the LAVA export checked by LAVA's own schema."""
 import json
 import os
 import shutil
-import sys
 
 import pytest
 
 from conftest import TOP, run
 
-sys.path.insert(0, os.path.join(TOP, "analysis"))
-from easan import experiment as ex  # noqa: E402
-from easan import sweep  # noqa: E402
+from easlab import claims
+from easlab import experiment as ex
+from easlab import sweep
 
 SWEEP = os.path.join(TOP, "analysis", "sweep")
 
@@ -70,7 +69,7 @@ def test_every_experiment_file_is_valid(path):
 def test_good_file_loads(tmp_path):
     exp = ex.load(write(tmp_path, GOOD))
     assert exp.groups["a"].kernel == "base" and exp.groups["b"].kernel == "patched"
-    assert exp.groups["b"].setups == [os.path.join(TOP, "guest", "setups", "push-on.sh")]
+    assert exp.groups["b"].setups == [os.path.join(TOP, "guest", "vm", "setups", "push-on.sh")]
     assert exp.vcpus == 2 and exp.repetitions == 2
 
 
@@ -178,16 +177,16 @@ def test_mean_difference_held_failed_inconclusive():
     b_low = runs(10, 12, 9, 11, 13)
     b_high = runs(200, 210, 190, 205, 195)
     b_close = runs(90, 140, 100, 130, 95)
-    assert ex.evaluate(claim(), MOVES, {"a": a, "b": b_low})["verdict"] == ex.HELD
-    assert ex.evaluate(claim(), MOVES, {"a": a, "b": b_high})["verdict"] == ex.FAILED
-    r = ex.evaluate(claim(), MOVES, {"a": a, "b": b_close})
-    assert r["verdict"] == ex.INCONCLUSIVE and "straddles" in r["detail"]
+    assert claims.evaluate(claim(), MOVES, {"a": a, "b": b_low})["verdict"] == claims.HELD
+    assert claims.evaluate(claim(), MOVES, {"a": a, "b": b_high})["verdict"] == claims.FAILED
+    r = claims.evaluate(claim(), MOVES, {"a": a, "b": b_close})
+    assert r["verdict"] == claims.INCONCLUSIVE and "straddles" in r["detail"]
     # Welch by hand for a vs b_low: means 110 and 11, variances 62.5 and 2.5, n = 5.
-    d = ex.evaluate(claim(), MOVES, {"a": a, "b": b_low})["delta"]
+    d = claims.evaluate(claim(), MOVES, {"a": a, "b": b_low})["delta"]
     assert d["value"] == pytest.approx(-99.0)
     se = (62.5 / 5 + 2.5 / 5) ** 0.5
     df = (62.5 / 5 + 2.5 / 5) ** 2 / ((62.5 / 5) ** 2 / 4 + (2.5 / 5) ** 2 / 4)
-    from scipy import stats  # noqa: E402  pylint: disable=import-outside-toplevel
+    from scipy import stats  # pylint: disable=import-outside-toplevel
     half = stats.t.ppf(0.975, df) * se
     assert d["lo"] == pytest.approx(-99 - half) and d["hi"] == pytest.approx(-99 + half)
 
@@ -196,49 +195,49 @@ def test_factor_and_offset():
     a = runs(100, 100.1, 99.9)
     b = runs(101, 101.1, 100.9)     # +1 %
     # b <= 1.02 x a: b - 1.02 a = 101 - 102 = -1 +- small
-    assert ex.evaluate(claim(op="<=", factor=1.02), MOVES, {"a": a, "b": b})["verdict"] == ex.HELD
-    assert ex.evaluate(claim(op="<=", factor=1.0), MOVES, {"a": a, "b": b})["verdict"] == ex.FAILED
+    assert claims.evaluate(claim(op="<=", factor=1.02), MOVES, {"a": a, "b": b})["verdict"] == claims.HELD
+    assert claims.evaluate(claim(op="<=", factor=1.0), MOVES, {"a": a, "b": b})["verdict"] == claims.FAILED
     # b >= a + offset: b - (a + 0.5) = 0.5 > 0
-    assert ex.evaluate(claim(op=">=", offset=0.5), MOVES, {"a": a, "b": b})["verdict"] == ex.HELD
-    assert ex.evaluate(claim(op=">=", offset=2), MOVES, {"a": a, "b": b})["verdict"] == ex.FAILED
+    assert claims.evaluate(claim(op=">=", offset=0.5), MOVES, {"a": a, "b": b})["verdict"] == claims.HELD
+    assert claims.evaluate(claim(op=">=", offset=2), MOVES, {"a": a, "b": b})["verdict"] == claims.FAILED
 
 
 def test_value_claim_uses_the_t_interval():
     b = runs(0.02, 0.03, 0.01, 0.02)
-    assert ex.evaluate(claim(rhs=None, value=0.05), MOVES, {"b": b})["verdict"] == ex.HELD
-    assert ex.evaluate(claim(rhs=None, value=0.0), MOVES, {"b": b})["verdict"] == ex.FAILED
+    assert claims.evaluate(claim(rhs=None, value=0.05), MOVES, {"b": b})["verdict"] == claims.HELD
+    assert claims.evaluate(claim(rhs=None, value=0.0), MOVES, {"b": b})["verdict"] == claims.FAILED
     wide = runs(0.0, 0.1, 0.0, 0.1)
-    assert ex.evaluate(claim(rhs=None, value=0.05), MOVES, {"b": wide})["verdict"] == ex.INCONCLUSIVE
+    assert claims.evaluate(claim(rhs=None, value=0.05), MOVES, {"b": wide})["verdict"] == claims.INCONCLUSIVE
 
 
 def test_too_few_runs_and_no_runs_are_inconclusive():
-    r = ex.evaluate(claim(), MOVES, {"a": runs(100), "b": runs(1)})
-    assert r["verdict"] == ex.INCONCLUSIVE and "too few runs" in r["detail"]
-    r = ex.evaluate(claim(), MOVES, {"a": runs(100, 101), "b": []})
-    assert r["verdict"] == ex.INCONCLUSIVE and "no run of b" in r["detail"]
+    r = claims.evaluate(claim(), MOVES, {"a": runs(100), "b": runs(1)})
+    assert r["verdict"] == claims.INCONCLUSIVE and "too few runs" in r["detail"]
+    r = claims.evaluate(claim(), MOVES, {"a": runs(100, 101), "b": []})
+    assert r["verdict"] == claims.INCONCLUSIVE and "no run of b" in r["detail"]
     # A metric the kernel did not trace (null) is missing, not a 0.
-    r = ex.evaluate(claim(), MOVES, {"a": runs(100, 101), "b": [{"run": "x", "migrations": None}]})
-    assert r["verdict"] == ex.INCONCLUSIVE
+    r = claims.evaluate(claim(), MOVES, {"a": runs(100, 101), "b": [{"run": "x", "migrations": None}]})
+    assert r["verdict"] == claims.INCONCLUSIVE
 
 
 def test_point_mode_judges_single_runs():
-    assert ex.evaluate(claim(), MOVES, {"a": runs(100), "b": runs(1)}, point=True)["verdict"] == ex.HELD
-    assert ex.evaluate(claim(), MOVES, {"a": runs(1), "b": runs(100)}, point=True)["verdict"] == ex.FAILED
+    assert claims.evaluate(claim(), MOVES, {"a": runs(100), "b": runs(1)}, point=True)["verdict"] == claims.HELD
+    assert claims.evaluate(claim(), MOVES, {"a": runs(1), "b": runs(100)}, point=True)["verdict"] == claims.FAILED
 
 
 def test_distorted_runs_are_dropped_and_said():
     a = runs(100, 110, 120, 1, distorted=(3,))
     b = runs(10, 12, 500, 11, distorted=(2,))
-    r = ex.evaluate(claim(), MOVES, {"a": a, "b": b})
-    assert r["verdict"] == ex.HELD
+    r = claims.evaluate(claim(), MOVES, {"a": a, "b": b})
+    assert r["verdict"] == claims.HELD
     assert "2 distorted runs dropped" in r["detail"] and "E-cores at 40 %" in r["detail"]
     assert r["lhs"]["n"] == 3 and r["rhs"]["n"] == 3
     # Kept when asked (the guest tests judge the runs they have).
-    r = ex.evaluate(claim(), MOVES, {"a": a, "b": b}, drop_distorted=False)
+    r = claims.evaluate(claim(), MOVES, {"a": a, "b": b}, drop_distorted=False)
     assert r["lhs"]["n"] == 4 and not r["dropped"]
     everything = runs(5, 6, distorted=(0, 1))
-    r = ex.evaluate(claim(), MOVES, {"a": a, "b": everything})
-    assert r["verdict"] == ex.INCONCLUSIVE and "no run of b" in r["detail"]
+    r = claims.evaluate(claim(), MOVES, {"a": a, "b": everything})
+    assert r["verdict"] == claims.INCONCLUSIVE and "no run of b" in r["detail"]
     assert "3 distorted runs dropped" in r["detail"]
 
 
@@ -247,33 +246,33 @@ def test_min_max_are_per_run_and_default_counts_missing_keys():
     v03 = [{"placement_decisions": {}}, {"placement_decisions": {}}]
     v021 = [{"placement_decisions": {"spare_tie": 3}}, {"placement_decisions": {"spare_tie": 0}}]
     c = claim(metric="ties", stat="max", lhs="v03", op="==", rhs=None, value=0)
-    assert ex.evaluate(c, ties, {"v03": v03})["verdict"] == ex.HELD
+    assert claims.evaluate(c, ties, {"v03": v03})["verdict"] == claims.HELD
     c = claim(metric="ties", stat="min", lhs="v021", op=">=", rhs=None, value=1)
-    assert ex.evaluate(c, ties, {"v021": v021})["verdict"] == ex.FAILED
+    assert claims.evaluate(c, ties, {"v021": v021})["verdict"] == claims.FAILED
     c = claim(metric="ties", stat="max", lhs="v021", op=">=", rhs=None, value=1)
-    assert ex.evaluate(c, ties, {"v021": v021})["verdict"] == ex.HELD
+    assert claims.evaluate(c, ties, {"v021": v021})["verdict"] == claims.HELD
 
 
 def test_percentile_claims_pool_runs_with_a_bootstrap_interval():
     fast = reaction_runs([1, 2, 2, 3, 2, 1, 2, 3], [2, 1, 2, 2, 3, 2], [1, 2, 3, 2, 2, 2])
     slow = reaction_runs([9, 10, 12, 11, 9, 10], [10, 11, 9, 12, 10, 10], [9, 9, 11, 10, 12, 10])
     c = claim(metric="reaction", stat="p95", op="<=", rhs=None, value=4)
-    r = ex.evaluate(c, REACTION, {"b": fast})
-    assert r["verdict"] == ex.HELD and r["lhs"]["value"] == 3.0 and r["lhs"]["hi"] <= 4
-    assert ex.evaluate(c, REACTION, {"b": slow})["verdict"] == ex.FAILED
+    r = claims.evaluate(c, REACTION, {"b": fast})
+    assert r["verdict"] == claims.HELD and r["lhs"]["value"] == 3.0 and r["lhs"]["hi"] <= 4
+    assert claims.evaluate(c, REACTION, {"b": slow})["verdict"] == claims.FAILED
     c = claim(metric="reaction", stat="p95", op="<=", rhs="a", offset=1)
-    assert ex.evaluate(c, REACTION, {"b": fast, "a": slow})["verdict"] == ex.HELD
-    assert ex.evaluate(c, REACTION, {"b": slow, "a": fast})["verdict"] == ex.FAILED
+    assert claims.evaluate(c, REACTION, {"b": fast, "a": slow})["verdict"] == claims.HELD
+    assert claims.evaluate(c, REACTION, {"b": slow, "a": fast})["verdict"] == claims.FAILED
     mixed = reaction_runs([1, 2, 12], [2, 11, 1])
     c = claim(metric="reaction", stat="p95", op="<=", rhs=None, value=10)
-    assert ex.evaluate(c, REACTION, {"b": mixed})["verdict"] == ex.INCONCLUSIVE
+    assert claims.evaluate(c, REACTION, {"b": mixed})["verdict"] == claims.INCONCLUSIVE
 
 
 def test_max_half_width():
     a = runs(100, 110, 120, 105, 115)
     b = runs(10, 12, 9, 11, 13)
-    r = ex.evaluate(claim(max_half_width=1.0), MOVES, {"a": a, "b": b})
-    assert r["verdict"] == ex.INCONCLUSIVE and "wider than" in r["detail"]
+    r = claims.evaluate(claim(max_half_width=1.0), MOVES, {"a": a, "b": b})
+    assert r["verdict"] == claims.INCONCLUSIVE and "wider than" in r["detail"]
 
 
 def test_judge_applies_claims_per_profile(tmp_path):
@@ -281,9 +280,9 @@ def test_judge_applies_claims_per_profile(tmp_path):
     d["claims"].append({"metric": "moves", "lhs": "a", "op": ">", "value": 0, "profiles": ["smoke"]})
     exp = ex.load(write(tmp_path, d))
     by = {"smoke": {"a": runs(50, 51), "b": runs(1, 1)}, "uclamp-lowered": {"a": runs(50, 51)}}
-    out = ex.judge(exp, by)
+    out = claims.judge(exp, by)
     assert [(v["profile"], v["verdict"]) for v in out] == [
-        ("smoke", ex.HELD), ("smoke", ex.HELD), ("uclamp-lowered", ex.INCONCLUSIVE)]
+        ("smoke", claims.HELD), ("smoke", claims.HELD), ("uclamp-lowered", claims.INCONCLUSIVE)]
 
 
 def test_extract_paths():
@@ -419,14 +418,14 @@ def test_several_setups_join_in_order(tmp_path, fake_build):
 
 
 def test_run_dir_channel_and_a_failed_run(tmp_path, fake_build):
-    """guest/run.sh names its run folder in RUN_DIR_FILE as soon as it exists, even when
+    """guest/host/run.sh names its run folder in RUN_DIR_FILE as soon as it exists, even when
     the boot then fails (here: no initramfs in the fake build, so QEMU never starts);
     the sweep records the failure and does not count the run as done."""
     open(os.path.join(fake_build, "kernels", "base", "bzImage"), "w").close()
     exp = ex.load(write(tmp_path, GOOD))
     spec = sweep.with_keys(sweep.plan(exp, 1, fake_build), fake_build)[0]
     channel = tmp_path / "run-dir"
-    r = run([os.path.join(TOP, "guest", "run.sh"), spec["profile"], "base"],
+    r = run([os.path.join(TOP, "guest", "host", "run.sh"), spec["profile"], "base"],
             env={"BUILD": fake_build, "RUN_DIR_FILE": str(channel), "PLATFORM": spec["platform"]},
             timeout=120)
     assert r.returncode != 0
@@ -470,7 +469,7 @@ def test_lava_jobs_of_every_experiment_validate(tmp_path):
 def test_lava_schema_refuses_a_broken_job():
     pytest.importorskip("lava_common", reason="lava-common (Debian) not installed: make deps")
     import voluptuous  # pylint: disable=import-outside-toplevel
-    from easan import lava  # pylint: disable=import-outside-toplevel
+    from easlab import lava  # pylint: disable=import-outside-toplevel
     spec = {"experiment": "e", "profile_name": "p", "group": "g", "rep": 1, "kernel": "patched",
             "kconfig": "default", "cmdline": "", "platform": "e:1:600,p:1:1024", "vcpus": 2, "key": "k"}
     job = lava.job(spec, "https://lab.example")
@@ -485,7 +484,7 @@ def test_lava_schema_refuses_a_broken_job():
 def test_index_from_fake_runs(tmp_path, fake_build):
     """The report of a sweep: run folders with their metrics.json (as analysis/report
     writes them), one failed run, one distorted run; claims, tables, plots, index."""
-    from easan import experiment_report  # pylint: disable=import-outside-toplevel
+    from easlab import experiment_report  # pylint: disable=import-outside-toplevel
     exp = ex.load(write(tmp_path, with_(repetitions=3)))
     specs = sweep.with_keys(sweep.plan(exp, None, fake_build), fake_build)
     done_dir = os.path.join(fake_build, "sweeps", "done")
@@ -511,7 +510,7 @@ def test_index_from_fake_runs(tmp_path, fake_build):
     path, results, missing = experiment_report.build([exp], fake_build, out=lines.append)
     (v,) = results["exp"]
     # a: 100, 102 (101 dropped as distorted); b: 13, 14 (the third timed out).
-    assert v["verdict"] == ex.HELD and v["lhs"]["n"] == 2 and v["rhs"]["n"] == 2, v
+    assert v["verdict"] == claims.HELD and v["lhs"]["n"] == 2 and v["rhs"]["n"] == 2, v
     assert missing["exp"] == ["smoke b #3: timeout (run.sh: error: run timed out)"]
     assert "exp: 5 runs analysed, 1 dropped as distorted by the fidelity check, 1 missing" in lines[0]
     assert "dropped (1): CPU 2 ran at 40% of the fastest" in lines[1]
@@ -519,6 +518,6 @@ def test_index_from_fake_runs(tmp_path, fake_build):
     assert "held" in page and 'src="exp/smoke.png"' in page and "run timed out" in page
     assert os.path.getsize(os.path.join(os.path.dirname(path), "exp", "smoke.png")) > 1000
     with open(os.path.join(os.path.dirname(path), "exp", "claims.json"), encoding="utf-8") as f:
-        claims = json.load(f)
-    row = [r for r in claims["metrics"] if r["metric"] == "moves" and r["group"] == "a"][0]
+        judged = json.load(f)
+    row = [r for r in judged["metrics"] if r["metric"] == "moves" and r["group"] == "a"][0]
     assert row["value"] == 101 and row["n"] == 2 and row["dropped"] == 1

@@ -1,14 +1,9 @@
 """faithful_stats copies, splitting make bench-speed's logs by CPU block and option state,
 and the fidelity check with and without capacity-faithful speed."""
-import os
-import sys
 
 import pytest
 
-from conftest import TOP
-
-sys.path.insert(0, os.path.join(TOP, "analysis"))
-from easan.fidelity import (alternating_blocks, option_state, read_faithful_stats,  # noqa: E402
+from easan.fidelity import (alternating_blocks, option_state, read_faithful_stats,
                             read_flips, summary)
 
 
@@ -70,8 +65,7 @@ def test_malformed_line_names_the_file_and_line(tmp_path, first, text):
 @pytest.mark.parametrize("four", [False, True])
 def test_bench_speed_reads_the_given_share_from_either_format(tmp_path, four):
     """make bench-speed's E-core (CPU 1) share given away between two copies."""
-    sys.path.insert(0, os.path.join(TOP, "analysis"))
-    import bench_speed  # pylint: disable=import-outside-toplevel
+    from easlab import bench_speed  # pylint: disable=import-outside-toplevel
 
     before, after = "1 1000 400 1 600 running\n", "1 101000 41800 101 600 idle\n"
     if four:

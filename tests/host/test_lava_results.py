@@ -1,22 +1,20 @@
 """A lab run's folder back from its console log (analysis/easan/lava.py results(),
-guest/init's send_results): the folder as guest/init packs it, in plain console
+guest/vm/init's send_results): the folder as guest/vm/init packs it, in plain console
 text and in LAVA's raw log, restored byte for byte; a log cut short, a corrupt
 block or an existing destination give one clear error and write nothing; the
-restored folder is judged by guest/finish-run.sh as run.sh judges its own."""
+restored folder is judged by guest/host/finish-run.sh as run.sh judges its own."""
 import base64
 import hashlib
 import io
 import json
 import os
-import sys
 import tarfile
 
 import pytest
 
 from conftest import TOP, run
 
-sys.path.insert(0, os.path.join(TOP, "analysis"))
-from easan import lava  # noqa: E402
+from easlab import lava
 
 SWEEP = os.path.join(TOP, "analysis", "sweep")
 FILES = {"guest/job-status": "0\n", "guest/job.sh": "true\n", "profile.json": "{}\n",
@@ -25,7 +23,7 @@ FILES = {"guest/job-status": "0\n", "guest/job.sh": "true\n", "profile.json": "{
 
 
 def packed(files, status="0\n"):
-    """The block guest/init writes: a tar.gz of the run folder in base64 lines of 76."""
+    """The block guest/vm/init writes: a tar.gz of the run folder in base64 lines of 76."""
     buf = io.BytesIO()
     with tarfile.open(fileobj=buf, mode="w:gz") as tar:
         for name, text in {**files, "guest/job-status": status}.items():

@@ -1,13 +1,8 @@
 """The oracle's placement rules, on hand-computed cases (platform e:2:600,p:1:1024)."""
-import os
-import sys
 
 import pytest
 
-from conftest import TOP
-
-sys.path.insert(0, os.path.join(TOP, "analysis"))
-from easan import energy, platform, power_model  # noqa: E402
+from easan import energy, platform, power_model
 
 PLAT = platform.parse("e:2:600,p:1:1024")
 

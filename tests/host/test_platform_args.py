@@ -3,7 +3,7 @@ from conftest import TOP, run
 
 
 def run_sh(tmp_path, **env):
-    return run([f"{TOP}/guest/run.sh", f"{TOP}/rt-app-profiles/smoke.json", "base"],
+    return run([f"{TOP}/guest/host/run.sh", f"{TOP}/rt-app-profiles/smoke.json", "base"],
                env={"RUNS": str(tmp_path / "runs"), **env}, timeout=60)
 
 

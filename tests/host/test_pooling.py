@@ -3,15 +3,10 @@
 Student's t quantiles are scipy's (stats.t_quantile): t(1) = 12.7062047, t(2) = 4.3026527
 (the three-digit table the pool used before gave 12.706 and 4.303)."""
 import math
-import os
-import sys
 
 import pytest
 
-from conftest import TOP
-
-sys.path.insert(0, os.path.join(TOP, "analysis"))
-from easan.pooling import pooled, ratio_of_means  # noqa: E402
+from easan.pooling import pooled, ratio_of_means
 
 
 def test_ratio_of_means_and_its_error():

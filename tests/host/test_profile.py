@@ -4,9 +4,9 @@ import os
 
 import pytest
 
-from conftest import TOP, run
+from conftest import PY_MODULE, TOP, run
 
-PROFILE_PY = os.path.join(TOP, "guest", "profile.py")
+PROFILE = PY_MODULE + ["contract.rtapp_profile"]
 GOOD = {
     "description": "ok",
     "global": {"duration": 2, "calibration": "CPU0"},
@@ -17,7 +17,7 @@ GOOD = {
 def check(tmp_path, prof, raw=None):
     path = tmp_path / "p.json"
     path.write_text(raw if raw is not None else json.dumps(prof))
-    return run(["/usr/bin/python3", PROFILE_PY, "check", str(path)])
+    return run(PROFILE + ["check", str(path)])
 
 
 def with_task(**task):
@@ -90,7 +90,7 @@ def test_numbered_events_and_phases_pass(tmp_path):
 def test_prepare_splits_extension_keys(tmp_path):
     src = tmp_path / "p.json"
     src.write_text(json.dumps(with_task(util_max=300, slice_us=3000)))
-    r = run(["/usr/bin/python3", PROFILE_PY, "prepare", str(src), str(tmp_path)])
+    r = run(PROFILE + ["prepare", str(src), str(tmp_path)])
     assert r.returncode == 0, r.stderr
     rtapp = json.loads((tmp_path / "rt-app.json").read_text())
     attrs = json.loads((tmp_path / "sched-attrs.json").read_text())
@@ -106,7 +106,7 @@ def test_prepare_writes_the_shim_lines(tmp_path):
     prof = with_task(util_max=300, slice_us=3000)
     prof["tasks"]["u"] = {"run": 1000, "uclamp_change": {"after_ms": 500, "util_max": 100}}
     src.write_text(json.dumps(prof))
-    r = run(["/usr/bin/python3", PROFILE_PY, "prepare", str(src), str(tmp_path)])
+    r = run(PROFILE + ["prepare", str(src), str(tmp_path)])
     assert r.returncode == 0, r.stderr
     assert (tmp_path / "sched-attrs.txt").read_text() == \
         "t -1 300 3000 -1 -1 -1\nu -1 -1 -1 500 -1 100\n"
@@ -118,13 +118,13 @@ def test_prepare_writes_the_shim_lines(tmp_path):
 def test_prepare_leaves_a_flag_for_faithful_speed(tmp_path):
     src = tmp_path / "p.json"
     src.write_text(json.dumps({**GOOD, "faithful_speed": True}))
-    r = run(["/usr/bin/python3", PROFILE_PY, "prepare", str(src), str(tmp_path)])
+    r = run(PROFILE + ["prepare", str(src), str(tmp_path)])
     assert r.returncode == 0, r.stderr
     assert "faithful_speed" not in json.loads((tmp_path / "rt-app.json").read_text())
     assert (tmp_path / "faithful-speed").read_text() == "1\n"
     # Prepared again without the key: no flag left behind.
     src.write_text(json.dumps({**GOOD, "faithful_speed": False}))
-    assert run(["/usr/bin/python3", PROFILE_PY, "prepare", str(src), str(tmp_path)]).returncode == 0
+    assert run(PROFILE + ["prepare", str(src), str(tmp_path)]).returncode == 0
     assert not (tmp_path / "faithful-speed").exists()
 
 
@@ -133,7 +133,7 @@ def test_project_profiles_are_valid_and_described():
     names = sorted(f for f in os.listdir(d) if f.endswith(".json"))
     assert names
     for name in names:
-        r = run(["/usr/bin/python3", PROFILE_PY, "check", os.path.join(d, name)])
+        r = run(PROFILE + ["check", os.path.join(d, name)])
         assert r.returncode == 0, r.stderr
         with open(os.path.join(d, name), encoding="utf-8") as f:
             assert json.load(f).get("description"), f"{name} has no description"

@@ -23,7 +23,7 @@ import os
 import pytest
 
 from inprocess import metrics_of, read_text, report, rows_of
-from synth import MS, Trace, make_run, write_em
+from easlab.synthetic_run import MS, Trace, make_run, write_em
 
 PLATFORM = "e:2:600,p:2:1024"
 E_EM, P_EM = (600, [104, 105, 106, 107]), (1024, [130, 131, 132, 133])
@@ -129,6 +129,9 @@ def test_no_capped_tasks_no_figures(tmp_path):
     del prof["tasks"]["c"]["util_max"]
     with open(os.path.join(d, "profile.json"), "w", encoding="utf-8") as f:
         json.dump(prof, f)
+    # The analysis reads the attributes the guest was given, not the profile again.
+    with open(os.path.join(d, "guest", "sched-attrs.json"), "w", encoding="utf-8") as f:
+        json.dump({}, f)
     m = metrics_of(d)
     assert m["capped"] is None and "capped" not in m["tasks"]["200"]
 

@@ -22,7 +22,7 @@ import os
 import pytest
 
 from inprocess import metrics_of, read_text, report, rows_of
-from synth import MS, Trace, make_run, write_em
+from easlab.synthetic_run import MS, Trace, make_run, write_em
 
 E_EM, P_EM = (600, [104, 105, 106, 107]), (1024, [130, 131, 132, 133])
 

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from conftest import run
+from conftest import PY_MODULE, run
 
 
 def make_run(tmp_path, **kv):
@@ -47,10 +47,10 @@ def test_unknown_kernel_or_kconfig(tmp_path, var, value, needle):
     assert not (tmp_path / "runs").exists()
 
 
-@pytest.mark.parametrize("script", ["analysis/bench_speed.py"])
+@pytest.mark.parametrize("module", ["easlab.bench_speed"])
 @pytest.mark.parametrize("reps", ["x", "0", "-2"])
-def test_bad_reps_is_one_line_before_any_boot(top, script, reps):
-    r = run([f"{top}/{script}"], env={"REPS": reps}, timeout=60)
+def test_bad_reps_is_one_line_before_any_boot(module, reps):
+    r = run(PY_MODULE + [module], env={"REPS": reps}, timeout=60)
     assert r.returncode != 0
     lines = r.stderr.strip().splitlines()
     assert len(lines) == 1 and f"REPS={reps}" in lines[0].replace("'", ""), r.stderr
@@ -67,14 +67,14 @@ def test_faithful_speed_needs_the_simulated_platform(tmp_path):
 
 
 @pytest.mark.parametrize("env,needle", [
-    ({"SETUPS": "guest/setups/push-off.sh nope.sh"}, "SETUPS file nope.sh not found"),
-    ({"SETUPS": "guest/setups/push-off.sh", "SETUP": "guest/setups/push-on.sh"},
+    ({"SETUPS": "guest/vm/setups/push-off.sh nope.sh"}, "SETUPS file nope.sh not found"),
+    ({"SETUPS": "guest/vm/setups/push-off.sh", "SETUP": "guest/vm/setups/push-on.sh"},
      "SETUP and SETUPS exclude each other"),
 ])
 def test_bad_setups_are_one_line_before_any_boot(tmp_path, env, needle):
     p = tmp_path / "ok.json"
     p.write_text(json.dumps({"tasks": {"t": {"run": 10}}}))
-    r = run(["guest/run.sh", "--check-only", str(p), "patched"],
+    r = run(["guest/host/run.sh", "--check-only", str(p), "patched"],
             env={"RUNS": str(tmp_path / "runs"), **env}, timeout=60)
     assert r.returncode != 0
     assert needle in one_error_line(r)

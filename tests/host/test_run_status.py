@@ -40,7 +40,7 @@ def boot(tmp_path, console):
     qemu.write_text(FAKE_QEMU)
     qemu.chmod(qemu.stat().st_mode | stat.S_IEXEC)
     (tmp_path / "console").write_bytes(console.encode())
-    r = run([os.path.join(TOP, "guest", "run.sh"), SMOKE, "patched"], timeout=120, env={
+    r = run([os.path.join(TOP, "guest", "host", "run.sh"), SMOKE, "patched"], timeout=120, env={
         "BUILD": str(build), "RUNS": str(tmp_path / "runs"), "ACCEL": "tcg",
         "PATH": f"{bindir}:{os.environ['PATH']}", "FAKE_CONSOLE": str(tmp_path / "console")})
     (folder,) = (tmp_path / "runs").iterdir()

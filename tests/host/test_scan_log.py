@@ -5,7 +5,7 @@ import pytest
 
 from conftest import TOP, run
 
-SCAN = os.path.join(TOP, "guest", "scan-log.sh")
+SCAN = os.path.join(TOP, "guest", "host", "scan-log.sh")
 CLEAN = """[    0.000000] Linux version 6.12.118+
 [    1.775459] amd_pstate: the _CPC object is not present in SBIOS or ACPI disabled
 guest-init: running job profile.sh

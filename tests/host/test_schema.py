@@ -10,14 +10,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from conftest import BUILD, TOP, run
-from synth import Trace, TraceDat, make_run
+from conftest import BUILD, run
+from easlab.synthetic_run import Trace, TraceDat, make_run
 from test_trace_reader import FIXTURE, SPARE_TIE_FIXTURE, enum_reasons_trace, push_trace, unpacked
 
-import sys
-sys.path.insert(0, os.path.join(TOP, "analysis"))
-from easan import tables  # noqa: E402
-from easan.errors import AnalysisError  # noqa: E402
+from easan import tables
+from easan.errors import AnalysisError
 
 READER = os.path.join(BUILD, "analysis", "eas-trace-reader")
 

@@ -7,11 +7,13 @@ import pytest
 
 from conftest import TOP
 
-HOST = sorted(glob.glob(os.path.join(TOP, "guest", "*.sh")) + [os.path.join(TOP, ".ci", "run")])
-GUEST = sorted(glob.glob(os.path.join(TOP, "guest", "jobs", "*.sh"))
-               + glob.glob(os.path.join(TOP, "guest", "setups", "*.sh"))
+HOST = sorted(glob.glob(os.path.join(TOP, "guest", "host", "*.sh"))
+              + glob.glob(os.path.join(TOP, "guest", "kernel", "*.sh")) + [os.path.join(TOP, ".ci", "run")])
+GUEST = sorted(glob.glob(os.path.join(TOP, "guest", "vm", "*.sh"))
+               + glob.glob(os.path.join(TOP, "guest", "vm", "jobs", "*.sh"))
+               + glob.glob(os.path.join(TOP, "guest", "vm", "setups", "*.sh"))
                + glob.glob(os.path.join(TOP, "tests", "fixtures", "*.sh"))
-               + [os.path.join(TOP, "guest", "init")])
+               + [os.path.join(TOP, "guest", "vm", "init")])
 
 
 @pytest.mark.parametrize("path", HOST + GUEST, ids=lambda p: os.path.relpath(p, TOP))

@@ -1,4 +1,4 @@
-"""The guest's LD_PRELOAD shim (guest/helpers/eas-sched-attrs.c), built and run on the
+"""The guest's LD_PRELOAD shim (guest/vm/helpers/eas-sched-attrs.c), built and run on the
 host: its file format and the uclamp_change helper thread. Its markers go to a file
 (EAS_SCHED_ATTRS_MARKER), never to the host's trace_marker. A host kernel without
 uclamp refuses the clamps (tests/guest/test_push.py sees them take effect in a guest)."""
@@ -11,7 +11,7 @@ import pytest
 
 from conftest import TOP
 
-SRC = os.path.join(TOP, "guest", "helpers", "eas-sched-attrs.c")
+SRC = os.path.join(TOP, "guest", "vm", "helpers", "eas-sched-attrs.c")
 # Threads named NAME that live SECONDS, given as NAME:SECONDS; prints the names of
 # the process's threads 60 ms after they start.
 SCRIPT = textwrap.dedent("""\
@@ -39,7 +39,7 @@ SCRIPT = textwrap.dedent("""\
 @pytest.fixture(scope="module")
 def shim(tmp_path_factory):
     out = tmp_path_factory.mktemp("shim") / "eas-sched-attrs.so"
-    # The flags guest/initramfs.sh builds it with.
+    # The flags guest/host/initramfs.sh builds it with.
     subprocess.run(["gcc", "-O2", "-Wall", "-Wextra", "-Werror", "-shared", "-fPIC", "-o",
                     str(out), SRC, "-ldl"], check=True)
     return out

@@ -1,17 +1,12 @@
 """easan.stats and the A/B rows built on it: known answers, and the bootstrap's draws."""
 import math
-import os
-import sys
 from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
-from conftest import TOP
-
-sys.path.insert(0, os.path.join(TOP, "analysis"))
-from easan import compare, stats  # noqa: E402
-import kernel_lists  # noqa: E402
+from easan import compare, stats
+from easlab import kernel_lists
 
 
 def test_t_quantiles():

@@ -13,11 +13,10 @@ import re
 import shutil
 import subprocess
 
-
 import pytest
 
 from conftest import BUILD, TOP, run
-from synth import TraceDat, kernel_reasons, symbolic
+from easlab.synthetic_run import TraceDat, kernel_reasons, symbolic
 
 FIXTURE = os.path.join(TOP, "tests", "fixtures", "stuck-hog.trace.dat.gz")
 READER = os.path.join(BUILD, "analysis", "eas-trace-reader")

@@ -1,4 +1,4 @@
-"""A sweep on Slurm, end to end (make check-slurm, inside guest/slurm-local.sh's
+"""A sweep on Slurm, end to end (make check-slurm, inside guest/host/slurm-local.sh's
 single-node cluster): experiments/smoke.json (the smoke profile once on each kernel)
 submitted as a job array with analysis/sweep slurm, the analysis job run when the
 array is over, and its report checked; submitted again, nothing is run twice.

@@ -1,0 +1,95 @@
+#!/bin/bash
+# Boot a guest kernel with the project's initramfs under QEMU, with a hard timeout.
+#
+#   qemu-run.sh KERNEL_IMAGE SHARE_DIR
+#
+# Settings come from the environment: CPUS (6), MEM (2048 MiB), TIMEOUT (seconds, 300),
+# CMDLINE (appended to the kernel command line), ACCEL (auto|tcg|kvm), TCG_CPU (the
+# -cpu model under TCG). The default TCG_CPU is QEMU's "max" presented as an Intel
+# family 6 part, which Linux trusts to have a constant TSC: with the default AMD-like
+# "max" (no invariant TSC under TCG) the first cpufreq transition marks the TSC
+# unstable and the guest keeps time on the emulated HPET, whose every read traps into
+# QEMU. Real hybrid Intel parts have an invariant TSC.
+# VIRTFS=0 boots without the 9p share, as a LAVA lab's QEMU does (the run folder
+# then comes in a per-run ramdisk, INITRD; see guest/host/lava-ramdisk.sh).
+# SHARE_DIR is exported to the guest over virtio-9p and receives console.log and
+# qemu-args.txt. Exit status: 0 when the guest powered off, 124 when the timeout fired
+# (QEMU killed, SHARE_DIR/timeout written), QEMU's status otherwise.
+set -euo pipefail
+# shellcheck source=guest/host/host-lib.sh
+. "$(dirname "$0")/host-lib.sh"
+
+image=${1:?usage: qemu-run.sh KERNEL_IMAGE SHARE_DIR}
+share=${2:?usage: qemu-run.sh KERNEL_IMAGE SHARE_DIR}
+CPUS=${CPUS:-6}
+MEM=${MEM:-2048}
+TIMEOUT=${TIMEOUT:-300}
+ACCEL=${ACCEL:-auto}
+TCG_CPU=${TCG_CPU:-max,vendor=GenuineIntel,family=6,model=15}
+TCG=tcg,thread=multi
+INITRD=${INITRD:-$BUILD/initramfs.cpio.gz}
+
+[ -f "$image" ] || die "kernel image $image not found (run 'make kernel')"
+[ -f "$INITRD" ] || die "initramfs $INITRD not found (run 'make initramfs')"
+[ -d "$share" ] || die "share directory $share does not exist"
+case "$CPUS" in '' | *[!0-9]*) die "CPUS must be a number, got '$CPUS'" ;; esac
+case "$TIMEOUT" in '' | *[!0-9]*) die "TIMEOUT must be a number of seconds, got '$TIMEOUT'" ;; esac
+command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 not found (run 'make deps')"
+
+# KVM is used only where a probe boot proved it works: on these machines /dev/kvm
+# exists but guests hang after "Booting from ROM" when the host CPU hides vmx/svm.
+kvm_works() {
+	local probe=$BUILD/kvm-probe
+	[ -w /dev/kvm ] && grep -qwE 'vmx|svm' /proc/cpuinfo || return 1
+	if [ ! -f "$probe" ]; then
+		local dir
+		dir=$(mktemp -d)
+		if timeout -k 5 60 qemu-system-x86_64 -accel kvm -m 256 -smp 1 -kernel "$image" \
+			-initrd "$INITRD" -append "console=ttyS0 panic=-1" -no-reboot \
+			-display none -monitor none -serial "file:$dir/console" >/dev/null 2>&1 &&
+			grep -q 'guest-init' "$dir/console"; then
+			echo ok >"$probe"
+		else
+			echo no >"$probe"
+		fi
+		rm -rf "$dir"
+	fi
+	[ "$(cat "$probe")" = ok ]
+}
+
+case "$ACCEL" in
+auto) if kvm_works; then accel=(-accel kvm -cpu host); else accel=(-accel "$TCG" -cpu "$TCG_CPU"); fi ;;
+kvm) accel=(-accel kvm -cpu host) ;;
+tcg) accel=(-accel "$TCG" -cpu "$TCG_CPU") ;;
+*) die "ACCEL must be auto, tcg or kvm, got '$ACCEL'" ;;
+esac
+
+console=$share/console.log
+args=(
+	"${accel[@]}" -m "$MEM" -smp "$CPUS"
+	-kernel "$image" -initrd "$INITRD"
+	-append "console=ttyS0 panic=-1 oops=panic loglevel=6 ${CMDLINE:-}"
+	-no-reboot -display none -monitor none -nodefaults
+	-serial "file:$console"
+)
+case "${VIRTFS:-1}" in
+1) args+=(-virtfs "local,path=$share,mount_tag=host,security_model=none,id=host") ;;
+0) ;;
+*) die "VIRTFS must be 0 or 1, got '$VIRTFS'" ;;
+esac
+# One argument per line, for run.json.
+printf '%s\n' qemu-system-x86_64 "${args[@]}" >"$share/qemu-args.txt"
+
+rc=0
+timeout -k 10 "$TIMEOUT" qemu-system-x86_64 "${args[@]}" 2>"$share/qemu-stderr.log" || rc=$?
+if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
+	echo "QEMU killed after the ${TIMEOUT}s timeout" >"$share/timeout"
+	printf '%s: error: guest did not power off within %ss; QEMU killed. Console tail (%s):\n' \
+		"${0##*/}" "$TIMEOUT" "$console" >&2
+	tail -n 20 "$console" >&2 || true
+	exit 124
+fi
+if [ "$rc" != 0 ]; then
+	cat "$share/qemu-stderr.log" >&2
+	die "QEMU exited with status $rc (see $console)"
+fi

@@ -1,0 +1,22 @@
+#!/bin/bash
+# Write the commits of the build worktree (build/src, since the tag "pristine")
+# back to patches/ as git format-patch files, after a patch was edited there.
+# Keeps patches/series; fails if the series no longer names exactly those files.
+set -euo pipefail
+# shellcheck source=guest/kernel/kernel-lib.sh
+. "$(dirname "$0")/kernel-lib.sh"
+
+SRC=${SRC:-$BUILD/src}
+git -C "$SRC" rev-parse -q --verify pristine >/dev/null || die "no build worktree in $SRC (run 'make kernel')"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+git -C "$SRC" format-patch -q --notes -o "$tmp" pristine..HEAD
+new=$(cd "$tmp" && ls)
+listed=$(series_patches patched | sort)
+if [ "$(sort <<<"$new")" != "$listed" ]; then
+	info "format-patch made: $(echo "$new" | tr '\n' ' ')"
+	die "patches/series does not list exactly these files; update it, then run again"
+fi
+rm -f "$TOP"/patches/*.patch
+cp "$tmp"/*.patch "$TOP/patches/"
+info "wrote $(wc -l <<<"$new") patch(es) to $TOP/patches"

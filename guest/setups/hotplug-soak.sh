@@ -1,5 +1,0 @@
-#!/bin/sh
-# SETUP snippet for guest/jobs/hotplug-push.sh (make soak): 200 offline/online
-# cycles instead of the test's 20.
-# shellcheck disable=SC2034
-CYCLES=200

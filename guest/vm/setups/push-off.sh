@@ -1,0 +1,18 @@
+#!/bin/sh
+# SETUP snippet (sourced in the guest by guest/vm/jobs/profile.sh before the replay):
+# switch the patched kernel's fair push off: its five sched_feats FAIR_PUSH (push a
+# stuck task put back after preemption, or a waiting one to an idle CPU while the
+# root domain is overutilized), FAIR_PUSH_TICK (push a stuck task running alone,
+# from the tick), EAS_FEWER_RUNNABLE (outside wakeup, among CPUs of one cost,
+# prefer the one with the fewest runnable tasks), EAS_CHEAPER_TIE (outside
+# wakeup, an equal-energy tie to the cheaper perf domain) and EAS_PUSH_OWN_COST (a
+# queued task's whole busy time on its own CPU). Scheduling is then mainline's.
+#   SETUP=guest/vm/setups/push-off.sh make run PROFILE=... KERNEL=patched
+features=/sys/kernel/debug/sched/features
+for feat in FAIR_PUSH FAIR_PUSH_TICK EAS_FEWER_RUNNABLE EAS_CHEAPER_TIE EAS_PUSH_OWN_COST; do
+	if ! grep -qE "(^| )(NO_)?$feat( |$)" "$features" 2>/dev/null; then
+		echo "$feat is not a sched_feat of this kernel (use KERNEL=patched)" >&2
+		exit 1
+	fi
+	echo "NO_$feat" > "$features" || { echo "could not switch $feat off" >&2; exit 1; }
+done

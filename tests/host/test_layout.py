@@ -1,0 +1,91 @@
+"""The Python layout stays as the README's Layout section draws it: contract (shared
+formats) <- easan (run folders -> metrics -> report) <- easlab (sweeps, labs, benches),
+no import cycle, nothing under analysis/ importing the tests, no path hacks."""
+import ast
+import glob
+import os
+
+import pytest
+
+from contract.paths import TOP
+
+PACKAGES = ("contract", "easan", "easlab")
+# Who may import whom: a package imports itself and the ones listed.
+ALLOWED = {"contract": set(), "easan": {"contract"}, "easlab": {"contract", "easan"}}
+SCRIPTS = ("analysis/report", "analysis/sweep")
+
+
+def modules():
+    """{module name: path} of analysis/'s packages and the two scripts."""
+    out = {}
+    for pkg in PACKAGES:
+        for path in glob.glob(os.path.join(TOP, "analysis", pkg, "*.py")):
+            name = os.path.basename(path)[:-3]
+            out[pkg if name == "__init__" else f"{pkg}.{name}"] = path
+    for script in SCRIPTS:
+        out[script] = os.path.join(TOP, script)
+    return out
+
+
+def imports(name, path, mods):
+    """The project modules a file imports, at any depth (lazy imports count): for
+    `from P import x`, the module P.x when there is one, else P."""
+    with open(path, encoding="utf-8") as f:
+        tree = ast.parse(f.read(), path)
+    pkg = name.split(".")[0] if name not in SCRIPTS else None
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found |= {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            base = f"{pkg}{'.' + node.module if node.module else ''}" if node.level else node.module
+            found |= {f"{base}.{a.name}" if f"{base}.{a.name}" in mods else base for a in node.names}
+    return found
+
+
+def graph():
+    mods = modules()
+    return {name: {m for m in imports(name, path, mods) if m in mods and m != name}
+            for name, path in mods.items()}
+
+
+def test_no_import_cycle():
+    g = graph()
+    state = {}
+
+    def visit(node, stack):
+        state[node] = "open"
+        for nxt in sorted(g[node]):
+            if state.get(nxt) == "open":
+                pytest.fail("import cycle: " + " -> ".join(stack[stack.index(nxt):] + [nxt]))
+            if nxt not in state:
+                visit(nxt, stack + [nxt])
+        state[node] = "done"
+    for node in sorted(g):
+        if node not in state:
+            visit(node, [node])
+
+
+@pytest.mark.parametrize("pkg", PACKAGES)
+def test_packages_depend_downwards_only(pkg):
+    g = graph()
+    for name, deps in g.items():
+        if name.split(".")[0] != pkg:
+            continue
+        wrong = {d for d in deps if d.split(".")[0] not in ALLOWED[pkg] | {pkg}}
+        assert not wrong, f"{name} imports {sorted(wrong)}"
+
+
+def test_tooling_does_not_import_tests_or_hack_the_path():
+    for name, path in modules().items():
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+        found = imports(name, path, {})
+        assert not {"conftest", "inprocess"} & found, f"{name} imports a test helper"
+        assert "sys.path.insert" not in text and "spec_from_file_location" not in text, name
+
+
+def test_no_module_names_differ_by_one_letter():
+    names = sorted({os.path.basename(p)[:-3] for p in modules().values() if p.endswith(".py")})
+    close = [(a, b) for a in names for b in names if a < b and (a + "s" == b or b + "s" == a)]
+    assert not close, close
