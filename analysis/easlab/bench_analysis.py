@@ -1,10 +1,10 @@
 """make bench-analysis: the analysis of a >= 1 M-event trace against `trace-cmd report`.
 
-  analysis/bench.py [RUN_DIR | --synthetic]
+  make bench-analysis [BENCH_RUN=RUN_DIR|synthetic]   (python3 -m easlab.bench_analysis [RUN_DIR | --synthetic])
 
 Without RUN_DIR, replays rt-app-profiles/bench/churn.json on the patched kernel once and
 reuses that run (build/bench/run) afterwards; --synthetic writes a run of the same
-kind instead (build/bench/synthetic, once: tests/host/synth.py's churn_run(), 50 s
+kind instead (build/bench/synthetic, once: easlab.synthetic_run.churn_run(), 50 s
 of 16 threads, about 1.1 M events), for a machine without the kernels. Times, in
 one run each, from trace.dat: `trace-cmd report > /dev/null`; the analysis to
 metrics.json with plots excluded (cold: the trace reader runs); the plots alone

@@ -75,7 +75,7 @@ eas_state() {
 	esac
 }
 
-# rt-app writes its per-thread logs here: the logdir guest/profile.py gives every
+# rt-app writes its per-thread logs here: the logdir contract.rtapp_profile gives every
 # profile (GUEST_LOGDIR).
 RTAPP_LOGS=/tmp/rt-app-logs
 # rtapp_logs_ready: an empty log folder before a replay.
@@ -92,7 +92,7 @@ rtapp_logs_to() {
 # The trace's size in the ring buffer, per CPU.
 TRACE_BUFFER_KB=32768
 
-# replay_profile JOB OUT [SETUP]: replay JOB/rt-app.json (guest/profile.py's
+# replay_profile JOB OUT [SETUP]: replay JOB/rt-app.json (contract.rtapp_profile's
 # output) while tracing into the ring buffer, and leave in OUT the trace
 # (trace.dat), the rt-app logs (rt-app/), rt-app's output, the kernel's view
 # of the threads with util_min/util_max/slice_us keys (proc-sched.txt), the

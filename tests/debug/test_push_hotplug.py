@@ -1,7 +1,7 @@
 """Issue 15 (e): CPU hotplug while fair pushes fire, on the debug kernel (lockdep,
 DEBUG_PREEMPT, DEBUG_ATOMIC_SLEEP, PROVE_RCU): 20 offline/online cycles of E- and
 P-cores (guest/vm/jobs/hotplug-push.sh) while capped-hogs is replayed. run.sh fails the
-run on any splat, crash or timeout (a hang); the checks (tests/push_hotplug.py) ask
+run on any splat, crash or timeout (a hang); the checks (analysis/easlab/hotplug_check.py) ask
 for every cycle, every CPU back online and every rt-app thread's log. make soak
 runs 200 cycles."""
 import os

@@ -7,6 +7,7 @@ import subprocess
 import pytest
 
 from conftest import TOP, run
+from contract import run_folder
 
 RUN = os.path.join(TOP, "guest", "host", "run.sh")
 SMOKE = os.path.join(TOP, "rt-app-profiles", "smoke.json")
@@ -34,6 +35,8 @@ def test_smoke_run_brings_home_a_readable_trace(tmp_path, kernel):
         assert os.path.getsize(os.path.join(folder, name)) > 0, name
     logs = os.listdir(os.path.join(folder, "rt-app"))
     assert sorted(logs) == ["rt-app-small-0.log", "rt-app-small-1.log"]
+    # The run folder holds what the contract's table names, nothing else.
+    assert run_folder.unknown_entries(folder) == []
 
     text = report(os.path.join(folder, "trace.dat"))
     cpus = {int(m) for m in re.findall(r"\[(\d{3})\]\s+[\d.]+: sched_switch:", text)}

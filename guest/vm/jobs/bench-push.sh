@@ -10,7 +10,7 @@
 #   pingpong           pingpong ROUNDS (two processes, one byte over pipes)
 # Writes bench.txt, a line per measurement "REP SETTING WORKLOAD SECONDS" (the
 # time each program prints), and the programs' output in bench/. The settings of
-# REPS, HB_GROUPS, HB_LOOPS and ROUNDS below are the defaults: analysis/bench_push.py
+# REPS, HB_GROUPS, HB_LOOPS and ROUNDS below are the defaults: analysis/easlab/bench_push.py
 # boots a copy of this job with its own values on those lines.
 job=$1
 out=$job/..
