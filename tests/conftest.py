@@ -5,17 +5,15 @@ import subprocess
 
 import pytest
 
-from contract.paths import BUILD, TOP
+from contract.paths import BUILD, TOP, module_env  # noqa: F401  (BUILD, TOP: for the tests)
 
-# A project module as a command: python3 -m NAME (run() puts analysis/ on its path).
+# A project module as a command: python3 -m NAME (run() gives it module_env()).
 PY_MODULE = ["/usr/bin/python3", "-m"]
 
 
 def run(argv, env=None, timeout=900):
     """Run a project command; return CompletedProcess with text stdout/stderr."""
-    full_env = dict(os.environ)
-    full_env["PYTHONPATH"] = os.pathsep.join(
-        [os.path.join(TOP, "analysis")] + [p for p in [os.environ.get("PYTHONPATH")] if p])
+    full_env = module_env()
     full_env.update(env or {})
     return subprocess.run(argv, cwd=TOP, env=full_env, capture_output=True, text=True,
                           timeout=timeout, check=False)

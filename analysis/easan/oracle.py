@@ -14,6 +14,8 @@ import sys
 import threading
 from types import SimpleNamespace
 
+from contract.paths import module_env
+
 from . import power_model
 
 # A CPU's share of a placement: (demand, largest util_min, largest util_max) of
@@ -195,10 +197,7 @@ class _Worker:
 
     def __init__(self, platform, searches):
         self._platform, self._searches = platform, searches
-        top = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-        env = dict(os.environ, PYTHONPATH=os.pathsep.join(
-            [top] + [p for p in [os.environ.get("PYTHONPATH")] if p]))
-        self._proc = subprocess.Popen([sys.executable, "-m", "easan.oracle"], env=env,
+        self._proc = subprocess.Popen([sys.executable, "-m", "easan.oracle"], env=module_env(),
                                       stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                       stderr=subprocess.DEVNULL)
         self._feeder = threading.Thread(

@@ -20,7 +20,7 @@ import sys
 import tempfile
 import time
 
-from contract.paths import TOP
+from contract.paths import TOP, module_env
 BENCH = os.path.join(TOP, "build", "bench")
 MIN_EVENTS = 1_000_000
 
@@ -63,7 +63,7 @@ def synthetic_run():
     try:
         # In a process of its own: a child's peak RSS counts its parent's at fork time.
         subprocess.run([sys.executable, "-m", "easlab.synthetic_run", "churn", os.path.join(tmp, "run")],
-                       check=True, cwd=TOP)
+                       check=True, cwd=TOP, env=module_env())
         os.replace(os.path.join(tmp, "run"), run_dir)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
