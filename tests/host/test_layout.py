@@ -4,6 +4,7 @@ no import cycle, nothing under analysis/ importing the tests, no path hacks."""
 import ast
 import glob
 import os
+import subprocess
 
 import pytest
 
@@ -89,3 +90,36 @@ def test_no_module_names_differ_by_one_letter():
     names = sorted({os.path.basename(p)[:-3] for p in modules().values() if p.endswith(".py")})
     close = [(a, b) for a in names for b in names if a < b and (a + "s" == b or b + "s" == a)]
     assert not close, close
+
+
+def readme_layout():
+    """The paths the README's Layout section lists (first word of each line of its
+    indented block)."""
+    with open(os.path.join(TOP, "README.md"), encoding="utf-8") as f:
+        text = f.read()
+    section = text.split("\n## Layout\n", 1)[1].split("\n## ", 1)[0]
+    return [line.split()[0] for line in section.splitlines() if line.startswith("    ") and line.strip()]
+
+
+def tracked_folders():
+    """Top-level folders, and those one level into guest/, analysis/ and tests/, of the
+    files git tracks."""
+    files = subprocess.run(["git", "ls-files"], cwd=TOP, capture_output=True, text=True,
+                           check=True).stdout.split()
+    out = set()
+    for f in files:
+        parts = f.split("/")
+        if len(parts) > 1:
+            out.add(parts[0] + "/")
+        if len(parts) > 2 and parts[0] in ("guest", "analysis", "tests"):
+            out.add(f"{parts[0]}/{parts[1]}/")
+    return out
+
+
+def test_readme_layout_matches_the_tree():
+    listed = readme_layout()
+    missing = [p for p in listed if not os.path.exists(os.path.join(TOP, p))]
+    assert not missing, f"the README's Layout lists paths that do not exist: {missing}"
+    # A folder is covered by its own line or by a line for a folder inside it.
+    unlisted = sorted(d for d in tracked_folders() if not any(p.startswith(d) for p in listed))
+    assert not unlisted, f"folders missing from the README's Layout: {unlisted}"
