@@ -41,3 +41,13 @@ def analysed(profile, runs, **env):
 @pytest.fixture
 def top():
     return TOP
+
+
+@pytest.fixture
+def fake_build(tmp_path):
+    """A build directory with the two kernels' info.json (no image)."""
+    build = tmp_path / "build"
+    for k in ("base", "patched"):
+        (build / "kernels" / k).mkdir(parents=True)
+        (build / "kernels" / k / "info.json").write_text(json.dumps({"kernel": k, "commit": "c" + k}))
+    return str(build)

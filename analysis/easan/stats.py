@@ -73,8 +73,26 @@ def welch(a, b, confidence=CONFIDENCE):
 def lower_percentile(values, pct):
     """The pct-th percentile that is an observed value (numpy's "lower" method); None
     for no values."""
+    return percentile(values, pct, "lower")
+
+
+# Hyndman and Fan's type 8: interpolates between order statistics and is about
+# median-unbiased whatever the distribution, where "lower" sits a rank low on few
+# values (the "p95" of three values would be their median).
+UNBIASED = "median_unbiased"
+
+
+def percentile(values, pct, method=UNBIASED):
+    """The pct-th percentile of the values by numpy's method; None for no values."""
     v = np.asarray(values, dtype=float)
-    return float(np.percentile(v, pct, method="lower")) if len(v) else None
+    return float(np.percentile(v, pct, method=method)) if len(v) else None
+
+
+def t_tail(t, df, upper):
+    """P(T >= t) (upper) or P(T <= t) for Student's T with df degrees of freedom: a
+    one-sided p-value."""
+    from scipy import stats  # pylint: disable=import-outside-toplevel
+    return float(stats.t.sf(t, df) if upper else stats.t.cdf(t, df))
 
 
 def _draw_runs(runs, n_resamples, seed):
@@ -131,9 +149,9 @@ def interval(dist, confidence=CONFIDENCE):
     return lo, hi
 
 
-def pooled_percentile(pct):
-    """A statistic for bootstrap(): the lower pct-th percentile of the drawn runs'
-    values together."""
+def pooled_percentile(pct, method="lower"):
+    """A statistic for bootstrap(): the pct-th percentile (numpy's method) of the drawn
+    runs' values together."""
     def statistic(runs):
-        return lower_percentile(np.concatenate(runs), pct)
+        return percentile(np.concatenate(runs), pct, method)
     return statistic

@@ -8,13 +8,15 @@ about metrics of metrics.json that each come out held, failed or inconclusive.
       "description": "what it asks and why",          required
       "busy_vcpus": 4,            vCPUs its profiles keep busy (host cores it needs)
       "repetitions": 10,          runs per group and profile (REPS= overrides)
+      "min_runs": 5,              runs a group needs for a verdict (MIN_RUNS at least)
       "profiles": ["many-small"], in rt-app-profiles/ (name or path)
       "platform": "e:4:600,p:2:1024",   default of the groups (PLATFORM grammar)
       "kernel": "patched",              default of the groups (base|patched)
       "groups": {"NAME": {"kernel", "kconfig", "cmdline", "setup", "platform"}},
       "metrics": {"NAME": {"path": "migrations.same", "default": 0, "unit", "scale"}},
-      "claims": [{"text", "metric", "lhs", "op", "rhs" | "value", "stat", "factor",
-                  "offset", "profiles", "max_half_width"}],
+      "claims": [{"text", "written": "YYYY-MM-DD", "metric", "lhs", "op",
+                  "rhs" | "value", "stat", "factor", "offset", "profiles",
+                  "max_half_width"}],
       "small": {"platform": "e:1:600,p:1:1024", "busy_vcpus": 1, "why": "..."}
     }
 
@@ -28,11 +30,13 @@ A claim reads "lhs op factor x rhs + offset" (rhs a group) or "lhs op value". st
 "mean" (default; Welch's interval for a difference of groups, Student's t for one
 group), "pNN" (the NNth percentile of the runs' values pooled, bootstrap interval
 over runs and values: tail percentiles over a few runs are not normal), "min" or
-"max" over the runs (no interval: every run must agree). Held when the whole 95 %
-interval satisfies the claim, failed when the whole interval contradicts it,
-inconclusive otherwise (or with too few runs, or an interval wider than
-max_half_width). Runs flagged distorted by the fidelity check are dropped first
-(drop_distorted), and the verdict says how many and why.
+"max" over the runs (no interval: a rule about every run). claims.py says how a
+claim is judged (on all runs and on those that pass the fidelity check, MIN_RUNS
+runs a group, Holm's correction across the file's claims).
+
+"written" is the day the claim was written, before the runs that judge it: a batch
+of runs records each claim's rule_hash(), and the report marks a claim whose rule
+changed after a batch had judged it (results.py).
 
 Every error is one line naming the file and the key (ExperimentError).
 """
@@ -56,12 +60,15 @@ OPS = {"<": lambda d: d < 0, "<=": lambda d: d <= 0, ">": lambda d: d > 0,
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]*$")
 _STAT_RE = re.compile(r"^(mean|min|max|p(\d{1,2}(\.\d+)?|100))$")
 
-TOP_KEYS = {"description", "busy_vcpus", "repetitions", "profiles", "platform", "kernel",
-            "groups", "metrics", "claims", "small"}
+TOP_KEYS = {"description", "busy_vcpus", "repetitions", "min_runs", "profiles", "platform",
+            "kernel", "groups", "metrics", "claims", "small"}
 GROUP_KEYS = {"kernel", "kconfig", "cmdline", "setup", "platform"}
 METRIC_KEYS = {"path", "default", "unit", "scale"}
-CLAIM_KEYS = {"text", "metric", "lhs", "op", "rhs", "value", "stat", "factor", "offset",
-              "profiles", "max_half_width"}
+CLAIM_KEYS = {"text", "written", "metric", "lhs", "op", "rhs", "value", "stat", "factor",
+              "offset", "profiles", "max_half_width"}
+# Runs a group needs, after drops, for a claim's verdict; a file may ask for more.
+MIN_RUNS = 5
+_DATE_RE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 SMALL_KEYS = {"platform", "busy_vcpus", "why"}
 
 
@@ -116,6 +123,15 @@ class Claim:
     offset: float = 0.0
     profiles: list = None
     max_half_width: float = None
+    written: str = ""
+    raw: dict = field(default_factory=dict)
+
+    def rule_hash(self, metric):
+        """A hash of what decides the verdict: the claim's rule and its metric's
+        definition (not its text or date)."""
+        rule = {k: v for k, v in self.raw.items() if k not in ("text", "written")}
+        spec = {"path": metric.path, "default": metric.default, "scale": metric.scale}
+        return hashlib.sha256(json.dumps([rule, spec], sort_keys=True).encode()).hexdigest()[:16]
 
     def describe(self, metric=None):
         """The rule in words, numbers in the metric's display unit when given."""
@@ -141,6 +157,7 @@ class Experiment:
     metrics: dict           # name -> MetricSpec
     claims: list
     small: dict = None
+    min_runs: int = MIN_RUNS
     sha256: str = ""
     variant: str = "default"
     raw: dict = field(default_factory=dict)
@@ -251,7 +268,10 @@ def _group(path, name, obj, defaults):
 
 def _claim(path, i, obj, groups, metrics):
     where = f"claims[{i}]"
-    _check_keys(path, where, obj, CLAIM_KEYS, required=("metric", "lhs", "op"))
+    _check_keys(path, where, obj, CLAIM_KEYS, required=("metric", "lhs", "op", "written"))
+    written = _str(path, f"{where}.written", obj["written"])
+    if not _DATE_RE.match(written):
+        _fail(path, f"{where}.written", f"'{written}' is not a date YYYY-MM-DD")
     if ("rhs" in obj) == ("value" in obj):
         _fail(path, where, "give either 'rhs' (a group) or 'value' (a number)")
     metric = _str(path, f"{where}.metric", obj["metric"])
@@ -279,7 +299,8 @@ def _claim(path, i, obj, groups, metrics):
                   lhs=obj["lhs"], op=op, rhs=obj.get("rhs"), stat=stat, profiles=profiles,
                   value=_number(path, f"{where}.value", obj["value"]) if "value" in obj else None,
                   factor=_number(path, f"{where}.factor", obj.get("factor", 1.0)),
-                  offset=_number(path, f"{where}.offset", obj.get("offset", 0.0)))
+                  offset=_number(path, f"{where}.offset", obj.get("offset", 0.0)),
+                  written=written, raw=obj)
     if "max_half_width" in obj:
         claim.max_half_width = _number(path, f"{where}.max_half_width", obj["max_half_width"])
     if claim.text == "-":
@@ -304,6 +325,7 @@ def load(path, small=False):
     _str(path, "description", raw["description"])
     busy = _int(path, "busy_vcpus", raw["busy_vcpus"], 1)
     reps = _int(path, "repetitions", raw.get("repetitions", 3), 1)
+    min_runs = _int(path, "min_runs", raw.get("min_runs", MIN_RUNS), MIN_RUNS)
     defaults = {"kernel": raw.get("kernel", "patched"),
                 "platform": raw.get("platform", DEFAULT_PLATFORM)}
     _platform(path, "platform", defaults["platform"])
@@ -363,7 +385,7 @@ def load(path, small=False):
                 _fail(path, f"claims[{i}].profiles", f"'{p}' is not one of the experiment's profiles")
     return Experiment(name=name, path=os.path.abspath(path), description=raw["description"],
                       busy_vcpus=busy, repetitions=reps, profiles=profiles, groups=groups,
-                      metrics=metrics, claims=claims, small=small_spec,
+                      metrics=metrics, claims=claims, small=small_spec, min_runs=min_runs,
                       sha256=hashlib.sha256(data).hexdigest(),
                       variant="small" if small else "default", raw=raw)
 

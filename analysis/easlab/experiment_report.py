@@ -7,8 +7,9 @@ import json
 import math
 import os
 
-from . import claims
-from . import sweep
+from contract.paths import TOP
+
+from . import claims, results, sweep
 
 VERDICT_COLOURS = {claims.HELD: "#1b7837", claims.FAILED: "#b2182b", claims.INCONCLUSIVE: "#8c6d1f"}
 
@@ -100,7 +101,11 @@ def _esc(s):
     return html.escape(str(s))
 
 
-def experiment_section(exp, index, by, notes, verdicts, table, plots):
+def _drops_per_group(v):
+    return ", ".join(f"{g}: {len(runs)}" for g, runs in sorted(v["dropped"].items())) or "none"
+
+
+def experiment_section(exp, index, by, notes, verdicts, table, plots, edited=None):
     n_ok = sum(len(v) for g in by.values() for v in g.values())
     dropped = [(pname, g, m.get("run"), claims.distorted(m)) for pname, gs in by.items()
                for g, runs in gs.items() for m in runs if claims.distorted(m)]
@@ -110,14 +115,18 @@ def experiment_section(exp, index, by, notes, verdicts, table, plots):
            f"{index['reps']} repetitions per group and profile; keeps {exp.busy_vcpus} vCPUs busy. "
            f"{n_ok} runs analysed, {len(dropped)} dropped as distorted by the fidelity check, "
            f"{len(notes)} missing.</p>"]
+    edited = edited or {}
     out.append("<h3>Claims</h3><table><tr><th>profile</th><th>claim</th><th>rule</th><th>verdict</th>"
+               f"<th>on {claims.ALL}</th><th>on {claims.PASSING}</th><th>dropped per group</th>"
                "<th>evidence</th></tr>")
     for v in verdicts:
         col = VERDICT_COLOURS[v["verdict"]]
-        out.append(f"<tr><td>{_esc(v['profile'])}</td><td>{_esc(v['claim'])}</td>"
+        mark = f' <b>({_esc(edited[v["claim"]])})</b>' if v["claim"] in edited else ""
+        views = "".join(f"<td>{_esc(v['views'][k]['verdict'])}</td>" for k in (claims.ALL, claims.PASSING))
+        out.append(f"<tr><td>{_esc(v['profile'])}</td><td>{_esc(v['claim'])}{mark}</td>"
                    f"<td><code>{_esc(v['rule'])}</code></td>"
-                   f'<td style="color:{col};font-weight:bold">{_esc(v["verdict"])}</td>'
-                   f"<td>{_esc(v['detail'])}</td></tr>")
+                   f'<td style="color:{col};font-weight:bold">{_esc(v["verdict"])}</td>{views}'
+                   f"<td>{_esc(_drops_per_group(v))}</td><td>{_esc(v['detail'])}</td></tr>")
     out.append("</table>")
     out.append("<h3>Metrics</h3><table><tr><th>profile</th><th>metric</th><th>group</th><th>stat</th>"
                "<th>value</th><th>95 % interval</th><th>runs</th><th>dropped</th></tr>")
@@ -150,12 +159,13 @@ STYLE = ("body{font-family:sans-serif;max-width:1200px;margin:auto}table{border-
          "img{max-width:100%}")
 
 
-def build(experiments, build_dir=None, plots=True, out=print):
+def build(experiments, build_dir=None, plots=True, out=print, batch=(), results_dir=None):
     """Judge each experiment from its runs.json and write index.html; returns
     (path of index.html, {experiment: [verdicts]}, {experiment: [runs missing]}).
-    Experiments without a runs.json are listed as not run."""
+    Experiments without a runs.json are listed as not run. The experiments named in
+    batch were run just now: each gets its results file (results.py) in results_dir."""
     rdir = sweep.reports_dir(build_dir)
-    sections, toc, results, missing = [], [], {}, {}
+    sections, toc, judged, missing = [], [], {}, {}
     for exp in experiments:
         index = sweep.read_index(exp.name, build_dir)
         if index is None:
@@ -164,7 +174,12 @@ def build(experiments, build_dir=None, plots=True, out=print):
         by, notes = collect(exp, index)
         missing[exp.name] = notes
         verdicts = claims.judge(exp, by)
-        results[exp.name] = verdicts
+        judged[exp.name] = verdicts
+        edited = results.history(exp, results.batches(exp.name, results_dir or results.RESULTS_DIR))
+        if exp.name in batch:
+            path = results.write(results.record(exp, index, by, verdicts),
+                                 results_dir or results.RESULTS_DIR)
+            out(f"experiments: {exp.name}: results of this batch in {os.path.relpath(path, TOP)}")
         table = summarise(exp, by)
         plots_ = []
         if plots and by:
@@ -174,7 +189,7 @@ def build(experiments, build_dir=None, plots=True, out=print):
                 os.makedirs(os.path.dirname(path), exist_ok=True)
                 plot(exp, pname, by, path)
                 plots_.append(os.path.relpath(path, rdir))
-        sections.append(experiment_section(exp, index, by, notes, verdicts, table, plots_))
+        sections.append(experiment_section(exp, index, by, notes, verdicts, table, plots_, edited))
         counts = {k: sum(v["verdict"] == k for v in verdicts) for k in (claims.HELD, claims.FAILED, claims.INCONCLUSIVE)}
         toc.append(f'<li><a href="#{_esc(exp.name)}">{_esc(exp.name)}</a>: '
                    + ", ".join(f"{n} {k}" for k, n in counts.items()) + "</li>")
@@ -193,13 +208,16 @@ def build(experiments, build_dir=None, plots=True, out=print):
             out(f"experiments: {exp.name} [{v['profile']}] {v['verdict'].upper()}: {v['claim']} -- {v['detail']}")
     page = ["<!DOCTYPE html><html><head><meta charset='utf-8'><title>Experiments</title>",
             f"<style>{STYLE}</style></head><body><h1>Experiments</h1>",
-            "<p>Each claim is judged on the runs that pass the fidelity check: <b>held</b> when "
-            "its whole 95 % interval satisfies it, <b>failed</b> when the whole interval "
-            "contradicts it, <b>inconclusive</b> otherwise (an interval across the bound, too "
-            "few runs, or none left).</p><ul>", *toc, "</ul>", *sections, "</body></html>"]
+            "<p>Each claim is judged on all the runs and on the runs that pass the fidelity "
+            "check, each group needing at least five: <b>held</b> when its whole 95 % interval "
+            "satisfies it in both and Holm's correction across the file's claims agrees, "
+            "<b>failed</b> when the whole interval contradicts it in both, <b>inconclusive</b> "
+            "otherwise (an interval across the bound or of zero width, too few runs, or views "
+            "that disagree). min/max claims are rules about every run. A claim edited or dated "
+            "after a batch judged it is marked.</p><ul>", *toc, "</ul>", *sections, "</body></html>"]
     path = os.path.join(rdir, "index.html")
     sweep.write_atomic(path, "\n".join(page) + "\n")
-    return path, results, missing
+    return path, judged, missing
 
 
 def _json(x):
