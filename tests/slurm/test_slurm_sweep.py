@@ -27,9 +27,14 @@ def build(tmp_path_factory):
     return str(b)
 
 
+def results_dir(build):
+    """Where the sweep's results files go: not experiments/results/ of the checkout."""
+    return os.path.join(build, "results")
+
+
 def sweep(build, *args):
     return run([SWEEP, "slurm", "--wait", "--timeout", str(WAIT_S), *args, "smoke"],
-               env={"BUILD": build}, timeout=WAIT_S + 120)
+               env={"BUILD": build, "EAS_RESULTS_DIR": results_dir(build)}, timeout=WAIT_S + 120)
 
 
 def test_smoke_sweep_on_slurm(build):
@@ -49,11 +54,17 @@ def test_smoke_sweep_on_slurm(build):
         assert os.path.exists(os.path.join(x["run"], "analysis", "report", "metrics.json"))
     with open(os.path.join(build, "reports", "experiments", "smoke", "claims.json"), encoding="utf-8") as f:
         claims = json.load(f)
-    assert [v["verdict"] for v in claims["verdicts"]] == ["held", "held"], claims["verdicts"]
+    # One run a group: the pipeline judges, and a verdict needs five runs a group.
+    assert [v["verdict"] for v in claims["verdicts"]] == ["inconclusive"] * 2, claims["verdicts"]
+    assert all("fewer than 5 runs" in v["detail"] for v in claims["verdicts"])
+    (batch,) = glob.glob(os.path.join(results_dir(build), "smoke-small-*.json")) or \
+        glob.glob(os.path.join(results_dir(build), "smoke-*.json"))
+    with open(batch, encoding="utf-8") as f:
+        assert [r["status"] for r in json.load(f)["runs"]] == ["ok", "ok"]
     with open(os.path.join(build, "reports", "experiments", "index.html"), encoding="utf-8") as f:
         page = f.read()
-    assert "smoke" in page and "held" in page and 'src="smoke/smoke.png"' in page
-    assert "experiments: smoke [smoke] HELD" in r.stdout
+    assert "smoke" in page and "inconclusive" in page and 'src="smoke/smoke.png"' in page
+    assert "experiments: smoke [smoke] INCONCLUSIVE" in r.stdout
 
 
 def test_a_second_submission_runs_nothing_again(build):
@@ -61,4 +72,4 @@ def test_a_second_submission_runs_nothing_again(build):
     assert r.returncode == 0, r.stderr[-3000:]
     assert "2 of 2 runs done already, 0 to submit" in r.stdout
     assert "job array" not in r.stdout
-    assert "experiments: smoke [smoke] HELD" in r.stdout
+    assert "experiments: smoke [smoke] INCONCLUSIVE" in r.stdout
