@@ -21,6 +21,12 @@ TICK_NS = 1_000_000_000 // HZ
 # QEMU's -cpu under TCG: "max" presented as an Intel family 6 part (constant TSC).
 TCG_CPU = "max,vendor=GenuineIntel,family=6,model=15"
 
+# The kernel command line of every guest: qemu-run.sh's own part, then run.sh's
+# (guest/host/run.sh adds hybrid_sim= and the run's CMDLINE after these).
+BOOT_CMDLINE = "console=ttyS0 panic=-1 oops=panic loglevel=6"
+RUN_CMDLINE = "sched_verbose"
+GUEST_CMDLINE = f"{BOOT_CMDLINE} {RUN_CMDLINE}"
+
 # What guest/vm/init prints on the console, for labs that read it (LAVA).
 CONSOLE_PREFIX = "guest-init: "
 CONSOLE_JOB_START = CONSOLE_PREFIX + "running job"

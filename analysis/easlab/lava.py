@@ -28,11 +28,10 @@ import subprocess
 import tarfile
 import tempfile
 
-from contract.constants import CONSOLE_JOB_START, TCG_CPU, kernel_id
+from contract.constants import CONSOLE_JOB_START, GUEST_CMDLINE, TCG_CPU, kernel_id
 
 from . import sweep
 
-GUEST_CMDLINE = "console=ttyS0 panic=-1 oops=panic loglevel=6 sched_verbose"
 MEM_MB = 2048
 RESULT_LINE = r"guest-init: (?P<test_case_id>job) exited with status (?P<result>\d+)"
 DEVICE_TYPES = ("qemu", "x86")

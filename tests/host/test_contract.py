@@ -44,6 +44,13 @@ def test_qemu_run_uses_the_tcg_cpu_model():
     assert m and m.group(1) == constants.TCG_CPU
 
 
+def test_the_runner_gives_the_guest_its_command_line():
+    with open(f"{TOP}/guest/host/qemu-run.sh", encoding="utf-8") as f:
+        assert f'-append "{constants.BOOT_CMDLINE} ${{CMDLINE:-}}"' in f.read()
+    with open(f"{TOP}/guest/host/run.sh", encoding="utf-8") as f:
+        assert f'export CMDLINE="{constants.RUN_CMDLINE} ${{CMDLINE:-}}"' in f.read()
+
+
 def test_the_guest_kernel_ticks_at_hz():
     with open(f"{TOP}/guest/kernel/config/guest.config", encoding="utf-8") as f:
         config = f.read()
