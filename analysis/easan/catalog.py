@@ -9,13 +9,14 @@ the run's kernel lacks (metric.py).
 import functools
 
 from . import capped, delayed, energy, fidelity, fitness, latency, migrations, placement
-from . import power_model, push, reaction, residency, schedule, verdict
+from . import power_model, push, reaction, residency, schedule, stopper, verdict
 from .metric import missing
 from .tables import enum as tables_enum
 
 METRICS = (*migrations.METRICS, residency.RESIDENCY, residency.WORK, delayed.METRIC,
            placement.METRIC, reaction.METRIC, latency.LATENCY, energy.METRIC,
-           residency.OUTSIDE, push.METRIC, capped.METRIC, latency.SLACK, fitness.METRIC,
+           residency.OUTSIDE, push.METRIC, stopper.METRIC, capped.METRIC, latency.SLACK,
+           fitness.METRIC,
            fidelity.METRIC)
 # Their A/B rows, in the same order (compare.table).
 AB_SPECS = tuple(spec for metric in METRICS for spec in metric.ab)

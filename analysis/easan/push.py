@@ -25,13 +25,18 @@ def is_push_reason(reason):
     return cause_of(reason) == "push"
 
 
-def counts(decisions, moves, names):
-    """{'decisions', 'by_outcome', 'by_why', 'by_trigger', 'by_trigger_outcome', 'moves',
-    'moves_by_reason'} of push decisions and the migrations table's moves; names:
-    {enum: its names} (TRIGGER, WHY, OUTCOME, MIGRATE_REASON)."""
+def counts(decisions, moves, names, seconds=None):
+    """{'decisions', 'decisions_per_s', 'decisions_per_move', 'by_outcome', 'by_why',
+    'by_trigger', 'by_trigger_outcome', 'moves', 'moves_by_reason'} of push decisions and
+    the migrations table's moves over a window of `seconds`; names: {enum: its names}
+    (TRIGGER, WHY, OUTCOME, MIGRATE_REASON). Decisions per move is the push's cost per
+    result: each decision is an energy search with the runqueue locked (None without a
+    move)."""
     pushed = moves[moves["cause"] == "push"]
     by_trigger = count_by(decisions, "trigger", True, names[TRIGGER])
     return {"decisions": int(len(decisions)),
+            "decisions_per_s": len(decisions) / seconds if seconds else None,
+            "decisions_per_move": len(decisions) / len(pushed) if len(pushed) else None,
             "by_outcome": count_by(decisions, "outcome", True, names[OUTCOME]),
             "by_why": count_by(decisions, "why", True, names[WHY]),
             "by_trigger": by_trigger,
@@ -47,8 +52,9 @@ def compute(ctx):
     mig = ctx.migrations
     rows = of_profile(ctx.run.tables["push"], ctx.run.pids, ctx.t0, ctx.t1)
     names = {key: ctx.run.enum(*key.split(".")) for key in (TRIGGER, WHY, OUTCOME, MIGRATE_REASON)}
-    return counts(rows, mig, names), {
-        int(pid): counts(rows[rows["pid"] == pid], mig[mig["pid"] == pid], names)
+    seconds = (ctx.t1 - ctx.t0) / 1e9
+    return counts(rows, mig, names, seconds), {
+        int(pid): counts(rows[rows["pid"] == pid], mig[mig["pid"] == pid], names, seconds)
         for pid in ctx.run.pids}
 
 
@@ -67,7 +73,11 @@ def details(m):
             + f" | {p['decisions']} |", "",
             "Why the tasks qualified: " + ", ".join(f"{w}: {n}" for w, n in p["by_why"].items())
             + f". Moves by push: {p['moves']}"
-            + "".join(f", {r}: {n}" for r, n in p["moves_by_reason"].items()) + ".", ""]
+            + "".join(f", {r}: {n}" for r, n in p["moves_by_reason"].items()) + "."
+            + (f" Decisions per move: {p['decisions_per_move']:.1f}."
+               if p.get("decisions_per_move") is not None else "")
+            + (f" Decisions per second: {p['decisions_per_s']:.1f}."
+               if p.get("decisions_per_s") is not None else ""), ""]
     return out
 
 
@@ -78,5 +88,7 @@ METRIC = Metric(
         compare.Counts("push decisions by trigger", ("push", "by_trigger"), enum=TRIGGER),
         compare.Counts("push decisions by why", ("push", "by_why"), enum=WHY),
         compare.Mean("push moves", ("push", "moves")),
+        compare.Mean("push decisions per move", ("push", "decisions_per_move")),
+        compare.Mean("push decisions per second", ("push", "decisions_per_s")),
         compare.Counts("push moves", ("push", "moves_by_reason"), enum=MIGRATE_REASON,
                        keep=is_push_reason)))

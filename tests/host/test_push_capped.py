@@ -67,8 +67,9 @@ def fixture_metrics(tmp_path_factory):
 def test_push_decisions_counted(metrics):
     # The four decisions about profile threads in the window; 202's at 990 and the
     # kthread's are left out. Every outcome, why and trigger the kernel names is listed.
+    # Window 1000-1200 ms: 4 decisions in 0.2 s, for the one push move.
     assert metrics["push"] == {
-        "decisions": 4,
+        "decisions": 4, "decisions_per_s": 20.0, "decisions_per_move": 4.0,
         "by_outcome": {"pushed": 1, "no_better_cpu": 1, "not_allowed": 0, "rate_limited": 1,
                        "raced": 1},
         "by_why": {"none": 0, "stuck_capacity": 1, "stuck_uclamp": 3, "overutilized_idle": 0},
@@ -153,7 +154,8 @@ def test_push_not_traced_and_ab_rows(tmp_path):
         ["push decisions"] + [f"push decisions: {o}" for o in OUTCOMES] + \
         ["push decisions by trigger: putback", "push decisions by trigger: tick"] + \
         [f"push decisions by why: {w}" for w in ("none", "stuck_capacity", "stuck_uclamp",
-                                                  "overutilized_idle")]
+                                                  "overutilized_idle")] + \
+        ["push decisions per move", "push decisions per second"]
     # The capped tasks' figures are the same on both sides.
     p = rows["capped tasks: run time on P-cores"]
     assert (p["a"], p["b"], p["delta"]) == (pytest.approx(400 / 9), pytest.approx(400 / 9), 0)
@@ -161,7 +163,7 @@ def test_push_not_traced_and_ab_rows(tmp_path):
     assert "Push decisions: not traced by this kernel." in text
     assert "| push decision outcome | putback | tick | all |" in text
     assert "| rate_limited | 1 | 0 | 1 |" in text and "| all | 2 | 2 | 4 |" in text
-    assert "Moves by push: 1, fair_push: 0, fair_push_tick: 1." in text
+    assert "Moves by push: 1, fair_push: 0, fair_push_tick: 1. Decisions per move: 4.0." in text
     assert ("Capped tasks (3 threads with util_max 100): 44.4% of their run time on P-cores, "
             "33.3% from 50 ms after each one's first run; 150.00 ms with two or more on one CPU "
             "while an allowed CPU of the same type held none, 50.00 ms after settling.") in text
