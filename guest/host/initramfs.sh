@@ -20,7 +20,7 @@ build_helper() {
 	fi
 }
 # Programs of guest/vm/helpers/ other than the shim: one C file each, in /usr/bin.
-for src in "$TOP"/guest/helpers/*.c; do
+for src in "$TOP"/guest/vm/helpers/*.c; do
 	[ "$(basename "$src")" = eas-sched-attrs.c ] && continue
 	build_helper "$src" "$BUILD/guest-bin/$(basename "$src" .c)"
 done
