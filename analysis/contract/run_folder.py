@@ -10,6 +10,26 @@ import sys
 
 HOST, VM, ANALYSIS = "host runner", "guest", "analysis"
 
+# The host's view of the vCPU threads (guest/host/vcpu-sampler.c, started by
+# qemu-run.sh), one record a tab-separated line:
+#   # TEXT                           a comment
+#   qemu PID PERIOD_NS               QEMU's pid and the sampling period
+#   vcpu N TID                       vCPU N is host thread TID (one line each, by N)
+#   sample T_NS RUN_NS WAIT_NS ...   the run and wait time (ns) of each vCPU thread so
+#                                    far (/proc/PID/task/TID/schedstat), in the vcpu
+#                                    lines' order
+#   mark T_NS NAME                   the sample that first saw the file NAME (relative
+#                                    to the run folder: REPLAY_START, REPLAY_END, or
+#                                    replays/NN-SETUP/ of them) in the share
+#   end T_NS REASON                  the sampler stopped (qemu exited, stopped...)
+#   error TEXT                       nothing (more) could be sampled, and why
+# T_NS: the host's CLOCK_MONOTONIC. easan/fidelity.py reads it.
+HOST_VCPU = "host-vcpu.tsv"
+# The files the guest creates (guest/vm/vm-lib.sh, replay_mark) right after writing
+# REPLAY_MARKER + " start" (" end") to the trace, before rt-app starts (after it ends).
+REPLAY_START, REPLAY_END = "replay-start", "replay-end"
+REPLAY_MARKER = "eas: replay"
+
 # (path, writer, side, what)
 FILES = (
     ("profile.json", "guest/host/run.sh", HOST, "the profile as given"),
@@ -23,8 +43,19 @@ FILES = (
     ("qemu-stderr.log", "guest/host/qemu-run.sh", HOST, "QEMU's own messages"),
     ("console.log", "guest/host/qemu-run.sh", HOST, "the guest's serial console"),
     ("timeout", "guest/host/qemu-run.sh", HOST, "only when the hard timeout killed QEMU"),
+    (HOST_VCPU, "guest/host/qemu-run.sh", HOST,
+     "how the host scheduled each vCPU thread, every 5 ms while QEMU ran "
+     "(guest/host/vcpu-sampler.c; tab-separated lines `qemu PID PERIOD_NS`, `vcpu N TID`, "
+     "`sample T_NS` with `RUN_NS WAIT_NS` per vCPU from /proc/PID/task/TID/schedstat, "
+     "`mark T_NS NAME` when the guest's replay-start or replay-end appeared, "
+     "`end T_NS REASON`, or `error TEXT`; T_NS the host's monotonic clock)"),
     ("trace.dat", "guest/vm/vm-lib.sh", VM,
      "the scheduler, idle, frequency and eas events and rt-app's markers (trace-cmd, mono clock)"),
+    (REPLAY_START, "guest/vm/vm-lib.sh", VM,
+     f"empty; created right after `{REPLAY_MARKER} start` went to the trace, before rt-app "
+     f"starts: when the host saw it aligns {HOST_VCPU} with the trace"),
+    (REPLAY_END, "guest/vm/vm-lib.sh", VM,
+     f"the same after rt-app ends (`{REPLAY_MARKER} end`)"),
     ("trace-cmd-start.log", "guest/vm/vm-lib.sh", VM, "trace-cmd start's output"),
     ("trace-cmd-extract.log", "guest/vm/vm-lib.sh", VM, "trace-cmd extract's output"),
     ("rt-app/", "guest/vm/vm-lib.sh", VM, "rt-app's per-thread logs (rt-app-TASK-N.log)"),

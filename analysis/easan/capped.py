@@ -1,19 +1,21 @@
-"""Where the capped tasks ran: the threads of the profile's tasks with a util_max key.
+"""Where the capped tasks ran: the profile's threads while their util_max is below 1024.
 
 Capped CPU-bound tasks never make the system overutilized, so no balance moves
-them: wherever fork put them they stay, unless a push moves them. Over the
-profile's window:
+them: wherever fork put them they stay, unless a push moves them. A thread is
+capped while its util_max is below 1024 (Run.capped_spans(): the profile's
+util_max from the start, a uclamp_change's from the moment it took effect); it
+counts only then. Over the profile's window:
 
 - p_share: their run time on the highest-capacity CPUs (P-cores) over their
-  run time (sched_switch slices).
+  run time (sched_switch slices), while capped.
 - stacked_ns: the time during which some CPU holds two or more of them
   (running or queued there: schedule.queued_on) while another CPU of the same
   type and capacity, in the affinity of one of those on the first, holds none
   of them. A thread's own stacked_ns is the time it was one of such a pile.
-- the same "_settled": run time from settle_ns after the thread's first
-  switch-in (anywhere in the trace); piles of threads past that point only (a
-  CPU that holds a thread still settling is not free, but that thread does not
-  make a pile).
+- the same "_settled": run time from settle_ns after the thread was first both
+  switched in (anywhere in the trace) and capped (for each stretch it was
+  capped); piles of threads past that point only (a CPU that holds a thread
+  still settling is not free, but that thread does not make a pile).
 """
 import numpy as np
 import pandas as pd
@@ -22,29 +24,44 @@ from . import compare
 from .affinity import allowed_masks
 from .metric import Metric, ms, pct
 from .rtapp import phase_starts
+from .runfolder import CAPACITY_SCALE
 from .schedule import queued_on
 
 EVENTS = ("sched_switch", "sched_wakeup", "sched_migrate_task")
 SETTLE_NS = 50_000_000
 
 
-def _share(sl, pids, top_cpus, since):
-    """{pid: (run ns, ns on top_cpus)} of the slices from since[pid] on."""
+def _share(sl, pids, top_cpus, spans):
+    """{pid: (run ns, ns on top_cpus)} of the slices inside spans[pid], [(start, end)]."""
     mine = sl[sl["pid"].isin(pids)]
-    start = np.maximum(mine["start"].to_numpy(), mine["pid"].map(since).to_numpy())
-    dur = pd.Series(np.maximum(mine["end"].to_numpy() - start, 0), index=mine["pid"].to_numpy())
+    start, end = mine["start"].to_numpy(np.int64), mine["end"].to_numpy(np.int64)
+    dur = np.zeros(len(mine), np.int64)
+    for p in pids:
+        rows = (mine["pid"] == p).to_numpy()
+        for s, e in spans[p]:
+            dur[rows] += np.maximum(np.minimum(end[rows], e) - np.maximum(start[rows], s), 0)
+    dur = pd.Series(dur, index=mine["pid"].to_numpy())
     run_ns = dur.groupby(level=0).sum()
     top_ns = dur[mine["cpu"].isin(top_cpus).to_numpy()].groupby(level=0).sum()
     return {p: (int(run_ns.get(p, 0)), int(top_ns.get(p, 0))) for p in pids}
 
 
-def _piles(run, pids, first, t0, t1, settle_ns):
+def _inside(times, spans):
+    """Mask of the times inside one of spans [(start, end)]."""
+    out = np.zeros(len(times), bool)
+    for s, e in spans:
+        out |= (times >= s) & (times < e)
+    return out
+
+
+def _piles(run, pids, spans, settled_spans, t0, t1):
     """({pid: stacked ns}, {pid: settled stacked ns}, run's stacked ns, settled)."""
     plat = run.platform
     n = plat.ncpus
     queued = queued_on(run.tables, pids)
     cuts = [np.array([t0], np.int64)] + [ts for ts, _ in queued.values()]
-    cuts += [np.array([first[p] + settle_ns for p in pids if first[p] < t1], np.int64)]
+    edges = [x for p in pids for span in spans[p] + settled_spans[p] for x in span]
+    cuts += [np.array([x for x in edges if t0 < x < t1], np.int64)]
     cuts += [phase_starts(run.tables["markers"], p)[0].astype(np.int64) for p in pids]
     times = np.unique(np.concatenate(cuts))
     times = times[(times >= t0) & (times < t1)]
@@ -54,7 +71,8 @@ def _piles(run, pids, first, t0, t1, settle_ns):
         ts, cpu = queued[p]
         k = np.searchsorted(ts, times, side="right") - 1
         on[:, i] = np.where(k >= 0, cpu[np.maximum(k, 0)] if len(cpu) else -1, -1)
-    settled = times[:, None] >= np.array([first[p] + settle_ns for p in pids])[None, :]
+        on[~_inside(times, spans[p]), i] = -1    # not capped then: not one of them
+    settled = np.stack([_inside(times, settled_spans[p]) for p in pids], axis=1)
     allowed = allowed_masks(run, times, set(pids))
     group = {c: g for g in plat.groups() for c in g}
     sibling = np.array([[c2 != c and c2 in group[c] for c2 in range(n)] for c in range(n)])
@@ -89,11 +107,15 @@ def compute(ctx):
     sw = run.tables["switch"]
     ins = sw[sw["next_pid"].isin(pids)].groupby("next_pid")["ts"].min()
     first = {p: int(ins.get(p, t1)) for p in pids}
+    spans = {p: run.capped_spans(p) for p in pids}
+    # Each stretch capped settles from settle_ns after the thread was both running and capped.
+    settled_spans = {p: [(max(s, first[p]) + settle_ns, e) for s, e in spans[p]
+                         if max(s, first[p]) + settle_ns < e] for p in pids}
     caps = [run.platform.capacity(c) for c in range(run.platform.ncpus)]
     top = [c for c, cap in enumerate(caps) if cap == max(caps)]
-    share = _share(sl, pids, top, {p: 0 for p in pids})
-    settled = _share(sl, pids, top, {p: first[p] + settle_ns for p in pids})
-    per, per_s, total, total_s = _piles(run, pids, first, t0, t1, settle_ns)
+    share = _share(sl, pids, top, spans)
+    settled = _share(sl, pids, top, settled_spans)
+    per, per_s, total, total_s = _piles(run, pids, spans, settled_spans, t0, t1)
 
     def ratio(a, b):
         return a / b if b else None
@@ -108,7 +130,8 @@ def compute(ctx):
     whole = figures([sum(share[p][i] for p in pids) for i in (0, 1)],
                     [sum(settled[p][i] for p in pids) for i in (0, 1)], total, total_s)
     whole.update(threads=len(pids), settle_ns=settle_ns,
-                 util_max=sorted({run.uclamp(p)[1] for p in pids}))
+                 util_max=sorted({int(u) for p in pids for u in run.clamp_timeline[p][2]
+                                  if u < CAPACITY_SCALE}))
     return whole, threads
 
 

@@ -1,39 +1,285 @@
-"""How faithful the run's speed was: rt-app's delivered loops per microsecond.
+"""How faithful the run was to the platform it models: how long the host kept each
+busy vCPU waiting, measured on the host (steal).
 
-Busy vCPUs share the host's cores, so a vCPU's speed depends on how many
-others are busy; a contended run says little about placement. Each rt-app
-activation delivered `perf` loops in `run` us; its CPU is where its thread
-was when it started. Without capacity-faithful speed every CPU should deliver
-the same speed; with it, a CPU of capacity c should deliver c/1024 of a full
-CPU's (expected_speed). Speeds are divided by that expectation, and the run is
-flagged as distorted when:
-  - a CPU's median speed is below MIN_CPU_RATIO of the fastest CPU's, or
-  - the 10th percentile of all activations is below MIN_TIME_RATIO of the median.
-Fewer than MIN_ACTIVATIONS activations (a lone hog) are too few to judge, and a
-CPU seen fewer than MIN_CPU_ACTIVATIONS times is listed but not judged: one slow
-first run after a move would flag it.
+Under TCG a vCPU makes progress only while the host runs its QEMU thread, and the
+guest's clocks follow the host's: a vCPU thread that wanted a host CPU and waited
+for one delivered that much less work in the guest's time than the model (every
+vCPU a whole CPU) assumes. Busy vCPUs share the host's cores, so a contended run
+says little about placement.
+
+The source is the run folder's host-vcpu.tsv (contract.run_folder.HOST_VCPU, whose
+comment gives the format): guest/host/vcpu-sampler.c reads every 5 ms, for each
+vCPU thread, the time it ran and the time it waited on a host runqueue
+(/proc/PID/task/TID/schedstat). Per vCPU over a window of host time:
+
+    wanted = delta(run) + delta(wait);   steal = delta(wait) / wanted
+    busy share = wanted / window length; busy when it is >= BUSY_SHARE
+
+The window is the one the metrics use (catalog.Context t0..t1, the guest's trace
+clock) mapped to host time: offset = the host time the sampler saw the guest's
+replay-start file (the sample that saw it, less half a period) - the trace time of
+the "eas: replay start" marker written just before it (guest/vm/vm-lib.sh). The
+replay-end file gives the same at the end: the difference between the two offsets
+is reported (align_error_ns), not used. A replay of a SETUPS boot
+(RUN/replays/NN-SETUP/) reads RUN's file and its own marks. Without the marks
+(an older guest library) the samples are used over the whole run, unaligned: said
+in the reason and by "aligned": false.
+
+The run is distorted when a busy vCPU's steal is above MAX_STEAL: a vCPU that
+waited a quarter of the time it wanted delivered 25 % less work than the model
+assumes, as the earlier rule said of speeds (a CPU under 75 % of the fastest).
+Without host samples (older run folders, synthetic runs), or with a file that says
+sampling failed or cannot be read, steal is not measured: distorted None and the
+reason says why ("no host samples", "not measured: ...").
+
+rt-app's perf/run is kept as a diagnostic only ("speed"; it never sets distorted):
+for a `runtime` event it is the task's share of its CPU, not the CPU's speed, and a
+preempted activation's is the share it got. So only activations of tasks whose
+events are `run` (never `runtime`), never preempted (no sched_switch of the thread
+with a runnable prev_state inside the activation), are placed on the CPU they
+started on (speeds()) and summarised (summary()): per-CPU median loops/us, and
+"uneven" where a CPU's median is below MIN_CPU_RATIO of the fastest one's (each
+divided by expected_speed() with capacity-faithful speed), or the 10th percentile
+below MIN_TIME_RATIO of the median. Fewer than MIN_ACTIVATIONS activations are too
+few to summarise, and a CPU seen fewer than MIN_CPU_ACTIVATIONS times is listed
+but not compared.
 """
+import os
 from typing import NamedTuple, Optional
 
 import numpy as np
 
+from contract import rtapp_profile
+from contract.run_folder import HOST_VCPU, REPLAY_END, REPLAY_MARKER, REPLAY_START
+
 from .metric import Metric
+from .schedule import RUNNABLE_STATES
 
 # rt-app's logs, placed on CPUs by sched_switch.
 EVENTS = ("sched_switch",)
+# Steal of a busy vCPU above this distorts the run.
+MAX_STEAL = 0.25
+# A vCPU is busy when it wanted a host CPU for this share of the window at least.
+BUSY_SHARE = 0.2
+# The samples must cover this share of the window, else steal is not measured.
+MIN_COVER = 0.9
+# The speed diagnostic's bounds (summary()).
 MIN_CPU_RATIO = 0.75
 MIN_TIME_RATIO = 0.5
 MIN_ACTIVATIONS = 5
 MIN_CPU_ACTIVATIONS = 3
+NO_SAMPLES = "no host samples"
+NOT_MEASURED = "not measured"
+
+
+class HostSamplesError(ValueError):
+    """A host-vcpu.tsv that cannot be read; the message is one line naming the file
+    (and the line)."""
+
+
+class HostSamples(NamedTuple):
+    """A host-vcpu.tsv as read_host_samples() reads it."""
+    path: str
+    pid: Optional[int]
+    period_ns: Optional[int]
+    vcpus: list                 # vCPU indices, in the columns' order
+    t: np.ndarray               # sample times, host CLOCK_MONOTONIC ns
+    run: np.ndarray             # [samples, vcpus] cumulative run time, ns
+    wait: np.ndarray            # [samples, vcpus] cumulative wait time, ns
+    marks: dict                 # name -> host time the sampler first saw it
+    end: Optional[tuple]        # (t, reason) or None
+    error: Optional[str]        # the sampler's error line, or None
+
+
+def read_host_samples(path):
+    """A HostSamples from the sampler's file. A malformed line raises
+    HostSamplesError naming the file and the line; a last line without its newline
+    (the sampler stopped while writing it) is left out."""
+    pid = period = error = end = None
+    vcpus, rows, marks = [], [], {}
+    try:
+        with open(path, encoding="ascii") as f:
+            text = f.read()
+    except (OSError, UnicodeDecodeError) as e:
+        raise HostSamplesError(f"{path}: unreadable ({e})") from None
+    lines = text.split("\n")
+    # The piece after the last newline is a line cut short (or empty).
+    for n, line in enumerate(lines[:-1], 1):
+        fields = line.split("\t")
+        kind = fields[0]
+        try:
+            if not line or kind.startswith("#"):
+                continue
+            if kind == "error":
+                error = "\t".join(fields[1:]).strip() or "sampling failed"
+            elif kind == "qemu" and len(fields) == 3:
+                pid, period = int(fields[1]), int(fields[2])
+            elif kind == "vcpu" and len(fields) == 3 and not rows:
+                vcpus.append(int(fields[1]))
+            elif kind == "sample" and len(fields) == 2 + 2 * len(vcpus) and vcpus:
+                row = [int(x) for x in fields[1:]]
+                if min(row) < 0 or (rows and row[0] < rows[-1][0]):
+                    raise ValueError
+                rows.append(row)
+            elif kind == "mark" and len(fields) == 3 and fields[2]:
+                marks.setdefault(fields[2], int(fields[1]))
+            elif kind == "end" and len(fields) == 3:
+                end = (int(fields[1]), fields[2])
+            else:
+                raise ValueError
+        except ValueError:
+            shown = line if len(line) <= 80 else line[:77] + "..."
+            raise HostSamplesError(f"{path}:{n}: not a line of the sampler's format: "
+                                   f"{shown!r}") from None
+    arr = np.array(rows, dtype=np.int64).reshape(len(rows), 1 + 2 * len(vcpus))
+    return HostSamples(path, pid, period, vcpus, arr[:, 0], arr[:, 1::2], arr[:, 2::2],
+                       marks, end, error)
+
+
+def host_file(run_path):
+    """(path of the host samples, prefix of the run's mark names) for a run folder:
+    its own HOST_VCPU, or for a replay of a SETUPS boot (RUN/replays/NAME/) RUN's, whose
+    marks are replays/NAME/...; (None, None) when there is none."""
+    path = os.path.normpath(run_path)
+    own = os.path.join(path, HOST_VCPU)
+    if os.path.isfile(own):
+        return own, ""
+    parent = os.path.dirname(path)
+    boot = os.path.join(os.path.dirname(parent), HOST_VCPU)
+    if os.path.basename(parent) == "replays" and os.path.isfile(boot):
+        return boot, f"replays/{os.path.basename(path)}/"
+    return None, None
+
+
+def _marker_ts(prints, which):
+    """The trace time of the first "eas: replay start|end" marker, or None."""
+    if prints is None or not len(prints):
+        return None
+    hit = prints[prints["text"] == f"{REPLAY_MARKER} {which}"]
+    return int(hit["ts"].min()) if len(hit) else None
+
+
+def alignment(samples, prefix, prints):
+    """(offset_ns, align_error_ns): host time = trace time + offset (None when the
+    marker or the mark is missing); the end's offset minus the start's (None
+    without both)."""
+    half = (samples.period_ns or 0) // 2
+    offsets = []
+    for which, name in (("start", REPLAY_START), ("end", REPLAY_END)):
+        guest = _marker_ts(prints, which)
+        host = samples.marks.get(prefix + name)
+        offsets.append(None if guest is None or host is None else host - half - guest)
+    start, end = offsets
+    return start, (end - start if start is not None and end is not None else None)
+
+
+def steal(samples, h0, h1):
+    """{vcpu: {"steal", "busy", "wanted_ns", "wait_ns"}} over host time [h0, h1]
+    (each counter interpolated between the samples around h0 and h1); steal None for
+    a vCPU that wanted no CPU."""
+    length = h1 - h0
+    out = {}
+    for j, cpu in enumerate(samples.vcpus):
+        run = np.interp([h0, h1], samples.t, samples.run[:, j])
+        wait = np.interp([h0, h1], samples.t, samples.wait[:, j])
+        d_run, d_wait = float(run[1] - run[0]), float(wait[1] - wait[0])
+        wanted = d_run + d_wait
+        out[cpu] = {"steal": d_wait / wanted if wanted > 0 else None,
+                    "busy": wanted / length if length > 0 else 0.0,
+                    "wanted_ns": int(round(wanted)), "wait_ns": int(round(d_wait))}
+    return out
+
+
+def _not_measured(reason, **extra):
+    return {"source": NOT_MEASURED, "distorted": None, "reason": reason, "per_cpu": {},
+            "busy_cpus": [], "max_steal": None, "max_steal_limit": MAX_STEAL,
+            "busy_share_min": BUSY_SHARE, **extra}
+
+
+def judge(per_cpu):
+    """(distorted, reason, busy vCPUs, max steal of busy vCPUs) from steal()'s dict."""
+    busy = sorted(c for c, v in per_cpu.items()
+                  if v["busy"] >= BUSY_SHARE and v["steal"] is not None)
+    if not busy:
+        return False, f"no vCPU wanted a host CPU for {BUSY_SHARE:.0%} of the window", busy, None
+    worst = max(per_cpu[c]["steal"] for c in busy)
+    over = [c for c in busy if per_cpu[c]["steal"] > MAX_STEAL]
+    if over:
+        return True, ("busy vCPUs waited for a host CPU: "
+                      + ", ".join(f"CPU {c} steal {per_cpu[c]['steal']:.0%}" for c in over)
+                      + f" (limit {MAX_STEAL:.0%})"), busy, worst
+    top = max(busy, key=lambda c: per_cpu[c]["steal"])
+    return False, (f"steal of busy vCPUs at most {worst:.0%} (CPU {top}; limit "
+                   f"{MAX_STEAL:.0%})"), busy, worst
+
+
+def host_fidelity(run_path, prints, t0, t1):
+    """The run's fidelity from the host's samples over the trace window [t0, t1]
+    (ns): source, distorted, reason, per-CPU steal and busy share, the window in both
+    clocks, the alignment. prints: the trace's print table (the replay markers)."""
+    path, prefix = host_file(run_path)
+    if path is None:
+        return _not_measured(NO_SAMPLES)
+    name = os.path.relpath(path, run_path)
+    try:
+        samples = read_host_samples(path)
+    except HostSamplesError as e:
+        return _not_measured(f"{NOT_MEASURED}: {e}")
+    if samples.error:
+        return _not_measured(f"{NOT_MEASURED}: {name}: {samples.error}")
+    if len(samples.t) < 2:
+        return _not_measured(f"{NOT_MEASURED}: {name}: {len(samples.t)} samples")
+    offset, align_error = alignment(samples, prefix, prints)
+    if offset is not None:
+        h0, h1 = t0 + offset, t1 + offset
+        aligned = True
+    else:
+        h0, h1 = int(samples.t[0]), int(samples.t[-1])
+        aligned = False
+    lo, hi = max(h0, int(samples.t[0])), min(h1, int(samples.t[-1]))
+    extra = {"aligned": aligned, "window_ns": [int(t0), int(t1)], "host_window_ns": [h0, h1],
+             "offset_ns": offset, "align_error_ns": align_error}
+    if h1 <= h0 or hi - lo < MIN_COVER * (h1 - h0):
+        covered = max(hi - lo, 0) / (h1 - h0) if h1 > h0 else 0.0
+        return _not_measured(f"{NOT_MEASURED}: {name}: the samples cover {covered:.0%} of "
+                             "the window", **extra)
+    per_cpu = steal(samples, lo, hi)
+    distorted, reason, busy, worst = judge(per_cpu)
+    if not aligned:
+        reason += " (unaligned: over the whole run, no replay marks)"
+    return {"source": "host", "distorted": distorted, "reason": reason,
+            "per_cpu": {str(c): v for c, v in per_cpu.items()}, "busy_cpus": busy,
+            "max_steal": worst, "max_steal_limit": MAX_STEAL, "busy_share_min": BUSY_SHARE,
+            **extra}
+
+
+def _run_event_tasks(profile):
+    """The profile's tasks whose events are `run` and never `runtime`: their rt-app
+    perf/run is the speed of the CPU they ran on."""
+    out = set()
+    for name, task in (profile.get("tasks") or {}).items():
+        kinds = set()
+        for where in [task, *(task.get("phases") or {}).values()]:
+            for key in where:
+                m = rtapp_profile.EVENT_RE.match(key)
+                if m:
+                    kinds.add(m.group(1))
+        if "run" in kinds and "runtime" not in kinds:
+            out.add(name)
+    return out
 
 
 def speeds(run, sl):
-    """Rows (cpu, start_ns, loops_per_us) for each logged activation with run > 0."""
+    """Rows (cpu, start_ns, loops_per_us) for each logged activation with run > 0 of a
+    task with `run` events only, never preempted (speed diagnostic)."""
     out = []
     tid_pid = dict(zip(run.threads["thread"], run.threads["pid"]))
+    tid_task = dict(zip(run.threads["thread"], run.threads["task"]))
+    wanted = _run_event_tasks(run.profile)
+    sw = run.tables["switch"]
     for thread, log in run.logs.items():
         pid = tid_pid.get(thread)
-        if pid is None or log.empty:
+        if pid is None or log.empty or tid_task.get(thread) not in wanted:
             continue
         mine = sl[sl["pid"] == pid].sort_values("start")
         starts, ends, cpus = (mine["start"].to_numpy(), mine["end"].to_numpy(),
@@ -42,11 +288,17 @@ def speeds(run, sl):
         ok = (log["run"] > 0) & (log["perf"] > 0)
         perf, run_us = log["perf"][ok].to_numpy(float), log["run"][ok].to_numpy(float)
         t = log["start"][ok].to_numpy(np.int64) * 1000
+        t_end = log["end"][ok].to_numpy(np.int64) * 1000
+        # Preempted inside [start, end]: a switch-out that left it runnable.
+        outs = np.sort(sw["ts"][(sw["prev_pid"] == pid)
+                                & sw["prev_state"].isin(RUNNABLE_STATES)].to_numpy(np.int64))
+        clean = (np.searchsorted(outs, t_end, side="left")
+                 == np.searchsorted(outs, t, side="right"))
         i = np.searchsorted(starts, t, side="right") - 1
         # The slice running at the activation's start, else the next one.
         inside = (i >= 0) & (t < ends[np.clip(i, 0, max(len(ends) - 1, 0))]) if len(ends) else i >= 0
         i = np.where(inside, i, i + 1)
-        keep = (i >= 0) & (i < len(cpus))
+        keep = (i >= 0) & (i < len(cpus)) & clean
         out += zip(cpus[i[keep]].tolist(), t[keep].tolist(), (perf[keep] / run_us[keep]).tolist())
     return out
 
@@ -60,13 +312,14 @@ def expected_speed(run):
 
 
 def summary(rows, ncpus, expected=None):
-    """Per-CPU median speeds (loops/us) and the distortion verdict.
+    """The speed diagnostic: per-CPU median speeds (loops/us) of speeds()' rows and
+    whether they are uneven (a note says how). Never a verdict on the run.
 
-    expected: as expected_speed(); the checks compare speeds divided by it.
+    expected: as expected_speed(); the comparisons use speeds divided by it.
     """
     if len(rows) < MIN_ACTIVATIONS:
-        return {"per_cpu": {}, "distorted": None,
-                "reason": f"{len(rows)} activations logged, too few to judge the speed"}
+        return {"per_cpu": {}, "uneven": None,
+                "note": f"{len(rows)} clean run activations logged, too few to summarise"}
     arr = np.array(rows, dtype=float)
     per_cpu = {int(c): float(np.median(arr[arr[:, 0] == c, 2]))
                for c in range(ncpus) if (arr[:, 0] == c).any()}
@@ -75,24 +328,58 @@ def summary(rows, ncpus, expected=None):
     judged = {c: float(np.median(arr[arr[:, 0] == c, 2])) for c in per_cpu
               if (arr[:, 0] == c).sum() >= MIN_CPU_ACTIVATIONS}
     if not judged:
-        return {"per_cpu": per_cpu, "distorted": None,
-                "reason": f"no CPU ran {MIN_CPU_ACTIVATIONS} activations, too few to judge"}
+        return {"per_cpu": per_cpu, "uneven": None,
+                "note": f"no CPU ran {MIN_CPU_ACTIVATIONS} clean activations, too few to compare"}
     top = max(judged.values())
     median = float(np.median(arr[:, 2]))
     p10 = float(np.percentile(arr[:, 2], 10))
     what = "of the fastest, for its capacity" if expected else "of the fastest"
     slow = {c: s / top for c, s in judged.items() if s / top < MIN_CPU_RATIO}
-    reasons = [f"CPU {c} ran at {r:.0%} {what}" for c, r in sorted(slow.items())]
+    notes = [f"CPU {c} ran at {r:.0%} {what}" for c, r in sorted(slow.items())]
     if median > 0 and p10 / median < MIN_TIME_RATIO:
-        reasons.append(f"10% of activations ran below {p10 / median:.0%} of the median speed")
+        notes.append(f"10% of activations ran below {p10 / median:.0%} of the median speed")
     return {"per_cpu": per_cpu, "median": median, "p10": p10,
             "cpu_spread": min(judged.values()) / top if top else None,
-            "distorted": bool(reasons), "reason": "; ".join(reasons)}
+            "activations": len(rows), "uneven": bool(notes), "note": "; ".join(notes)}
+
+
+def report_lines(m):
+    """Markdown lines of a run's fidelity for its report: the verdict's source and
+    reason, each vCPU's busy share and steal, and the speed diagnostic."""
+    f = m.get("fidelity") or {}
+    if f.get("source") == "host":
+        where = "aligned with the trace" if f.get("aligned") else "unaligned, the whole run"
+        head = (f"Fidelity (the host's steal of busy vCPUs, busy from {BUSY_SHARE:.0%} of the "
+                f"window, limit {MAX_STEAL:.0%}; {where}): {f.get('reason')}")
+    else:
+        why = f.get("reason") or NO_SAMPLES
+        head = "Fidelity: steal " + (why if why.startswith(NOT_MEASURED) else f"{NOT_MEASURED} ({why})")
+    out = ["", head, ""]
+    if f.get("per_cpu"):
+        busy = set(f.get("busy_cpus") or [])
+        out += ["| vCPU | busy share | steal |", "|---|---|---|"]
+        out += [f"| CPU{c}{' (busy)' if int(c) in busy else ''} | {v['busy']:.1%} | "
+                f"{'-' if v['steal'] is None else format(v['steal'], '.1%')} |"
+                for c, v in sorted(f["per_cpu"].items(), key=lambda kv: int(kv[0]))]
+        out.append("")
+    s = f.get("speed") or {}
+    speed = ("capacity-faithful E-cores, against capacity/1024" if m.get("faithful_speed")
+             else "every CPU at the host's speed")
+    if s.get("per_cpu"):
+        out += [f"Speed diagnostic (rt-app `run` activations never preempted, {speed}; not a "
+                "verdict): per-CPU median loops/us "
+                + ", ".join(f"CPU{c} {v:.2f}" for c, v in s["per_cpu"].items())
+                + (f"; {s['note']}" if s.get("note") else ""), ""]
+    elif s.get("note"):
+        out += [f"Speed diagnostic: {s['note']}", ""]
+    return out
 
 
 def compute(ctx):
     run = ctx.run
-    return summary(ctx.speeds, run.platform.ncpus, expected_speed(run)), None
+    out = host_fidelity(run.path, run.tables["print"], ctx.t0, ctx.t1)
+    out["speed"] = summary(ctx.speeds, run.platform.ncpus, expected_speed(run))
+    return out, None
 
 
 METRIC = Metric("fidelity", compute, EVENTS)

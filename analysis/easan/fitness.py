@@ -4,11 +4,12 @@ CPU that fits it sat idle.
 A thread fits a CPU as the kernel judges it (fits_capacity(): util x 1.25 <
 capacity; any thread fits the biggest CPUs, as update_misfit_status() has it),
 on its PELT util from eas_pelt_se, clamped by its uclamp limits (util_min /
-util_max from the profile). Only CPUs in the thread's affinity count, and a
-thread with one allowed CPU is never misfit. A thread waits from a wakeup or
-a preemption (sched_switch prev_state R or R+) to its next switch-in. Sampled
-on a grid of STEP_NS. (The reaction to misfit is timed from the events
-themselves, in reaction.py.)
+util_max) in force at each time (Run.uclamp_over(): the profile's, then any
+uclamp_change from the moment it took effect). Only CPUs in the thread's
+affinity count, and a thread with one allowed CPU is never misfit. A thread
+waits from a wakeup or a preemption (sched_switch prev_state R or R+) to its
+next switch-in. Sampled on a grid of STEP_NS. (The reaction to misfit is timed
+from the events themselves, in reaction.py.)
 """
 import numpy as np
 
@@ -67,7 +68,8 @@ def _inside(times, intervals):
 
 
 def clamped(util, uclamp):
-    """util clamped by a thread's (util_min, util_max), as the fit test sees it."""
+    """util clamped by a thread's (util_min, util_max), as the fit test sees it: scalars,
+    or arrays of the clamps at each util's time (Run.uclamp_over())."""
     return np.clip(util, *uclamp)
 
 
@@ -84,7 +86,7 @@ def stuck(run, sl, t0, t1):
     pelt = run.tables["pelt_se"].sort_values("ts", kind="stable")
     out = {}
     for pid in sorted(run.pids):
-        util = clamped(_util_at(pelt, pid, times), run.uclamp(pid))
+        util = clamped(_util_at(pelt, pid, times), run.uclamp_over(pid, times))
         on = who == pid
         running = on.any(axis=1)
         cpu = np.where(running, on.argmax(axis=1), -1)

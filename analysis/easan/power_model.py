@@ -18,8 +18,13 @@ that point, u / (f x capacity) x power; idle power is left out. So a capped
 task that asks for more than its clamp's point delivers works at that point
 (for longer than the time it had: the clamp's choice, not an overcommit), and a
 CPU asked for more than its capacity, unclamped, is charged the energy of
-finishing that work at full speed (the oracle never overcommits a CPU unless
-nothing fits).
+finishing that work at full speed (the oracle's search never overcommits a CPU
+unless nothing fits). The oracle's lower bound (oracle.lower_bound()) lets no CPU
+run longer than the bucket, clamped or not.
+
+Work is in capacity units, 1024 in a bucket for a capacity-1024 CPU at full speed:
+energy.py counts what each CPU delivered (Run.speeds), so under capacity-faithful
+speed an E-core's run time counts capacity/1024 of a P-core's.
 """
 W_MW = {"p": 2000.0, "e": 1100.0, "lpe": 900.0}
 OPP_FRACTIONS = (0.4, 0.6, 0.8, 1.0)

@@ -4,16 +4,21 @@ A thread turns misfit at a load-tracking event about it (eas_pelt_se or
 eas_util_est_se) whose util does not fit the CPU the event names: util x 1.25
 >= capacity (fits_capacity()), util being max(util_avg, util_est) as of that
 event, as task_fits_cpu() reads it (task_util_est()), clamped by the thread's
-uclamp; any thread fits the biggest CPUs (fitness.fits). It counts only while
-the thread may use more than one CPU and one of those fits it. The episode
-that opens there ends at the thread's first switch-in (sched_switch) at or
-after that event on a CPU it fits (util as of the switch):
+uclamp in force then (Run.uclamp_over(): the profile's, then a uclamp_change
+from the moment it took effect); any thread fits the biggest CPUs (fitness.fits).
+A change of the thread's clamps counts as such an event at the moment it took
+effect, with the util and CPU of the thread's last load-tracking event before it:
+a raised util_min can make it misfit there. It counts only while the thread may
+use more than one CPU and one of those fits it. The episode that opens there ends
+at the thread's first switch-in (sched_switch) at or after that event on a CPU it
+fits (util as of the switch, clamped as of the switch):
 
 - on a CPU of more capacity than the one it crossed on, the kernel moved it:
   a reaction, timed from the crossing event ("from_crossing_ns") and from the
   rt-app "begins loop" marker that started the phase it crossed in
   ("from_phase_start_ns"; rtapp.phase_starts);
-- on one of no more capacity, its util fell back: "in_place", no reaction;
+- on one of no more capacity, its util fell back (or its clamps let it fit
+  there): "in_place", no reaction;
 - none before the trace ends: "open".
 
 The next episode can open at the first misfit event after the switch-in that
@@ -45,16 +50,30 @@ def _signal(pelt, est):
     return both["ts"].to_numpy(np.int64), both["cpu"].to_numpy(np.int64), util
 
 
+def _with_clamp_changes(run, pid, ts, cpu, util):
+    """The signal with a row at each change of the thread's clamps after its first
+    load-tracking event: that time, the CPU and util of the last event before it."""
+    changes = run.clamp_timeline[int(pid)][0][1:]
+    changes = changes[changes > ts[0]]
+    if not len(changes):
+        return ts, cpu, util
+    k = np.searchsorted(ts, changes, side="right") - 1
+    order = np.argsort(np.concatenate([ts, changes]), kind="stable")
+    return (np.concatenate([ts, changes])[order], np.concatenate([cpu, cpu[k]])[order],
+            np.concatenate([util, util[k]])[order])
+
+
 def episodes(run, pid, pelt, est, ins, t0, t1):
     """[{'crossing_ns', 'cpu', 'util', 'outcome', 'end_ns', 'to_cpu', 'from_crossing_ns',
     'from_phase_start_ns'}] of thread pid, crossings in [t0, t1]; pelt, est and ins
     are its rows of the pelt_se, util_est and switch (switched in) tables."""
     caps = np.array([run.platform.capacity(c) for c in range(run.platform.ncpus)])
     top = caps.max()
-    ts, cpu, util = _signal(pelt, est)
+    ts, cpu, raw = _signal(pelt, est)
     if not len(ts):
         return []
-    util = clamped(util, run.uclamp(pid))
+    ts, cpu, raw = _with_clamp_changes(run, pid, ts, cpu, raw)
+    util = clamped(raw, run.uclamp_over(pid, ts))
     cand = np.flatnonzero(~fits(util, caps[cpu], top) & (ts >= t0) & (ts <= t1))
     if len(cand):
         allowed = allowed_masks(run, ts[cand], {pid})[pid]
@@ -63,7 +82,8 @@ def episodes(run, pid, pelt, est, ins, t0, t1):
     in_ts = ins["ts"].to_numpy(np.int64)
     in_cpu = ins["cpu"].to_numpy(np.int64)
     k = np.searchsorted(ts, in_ts, side="right") - 1
-    fit_in = np.flatnonzero((k >= 0) & fits(util[np.maximum(k, 0)], caps[in_cpu], top))
+    util_in = clamped(raw[np.maximum(k, 0)], run.uclamp_over(pid, in_ts))
+    fit_in = np.flatnonzero((k >= 0) & fits(util_in, caps[in_cpu], top))
     starts, _ = phase_starts(run.tables["markers"], pid)
     out, i = [], 0
     while i < len(cand):

@@ -11,7 +11,7 @@ import os
 import shutil
 import tempfile
 
-from . import compare, perfetto
+from . import compare, fidelity, perfetto
 from .causes import ORDER
 from .metric import NOT_TRACED, ms, not_traced, us
 from .catalog import METRICS
@@ -54,12 +54,7 @@ def run_section(m):
                    f"{tm['same']}/{tm['up']}/{tm['down']} | {ms(st.get('stuck_ns'))} | "
                    f"{', '.join(ms(x) for x in reactions) or '-'} | {us(t['wakeup_latency_ns']['p95'])} | "
                    f"{sl.get('negative', 0)}/{sl.get('activations', 0)} |")
-    f = m["fidelity"]
-    speed = "capacity-faithful E-cores, judged against capacity/1024" if m.get("faithful_speed") \
-        else "every CPU at the host's speed"
-    out += ["", f"Fidelity ({speed}): {f.get('reason') or 'delivered speed within bounds'}"
-            + (" (per-CPU median loops/us: " + ", ".join(f"CPU{c} {s:.2f}" for c, s in f["per_cpu"].items()) + ")"
-               if f.get("per_cpu") else ""), ""]
+    out += fidelity.report_lines(m)
     for metric in METRICS:
         if metric.details:
             out += metric.details(m)

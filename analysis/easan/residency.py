@@ -34,11 +34,12 @@ def outside_share(run, sl):
 
 
 def work(run, res):
-    """Work each thread got, in ns of a capacity-1024 CPU: run time x capacity/1024.
-
-    In TCG every vCPU runs at the host's speed, so run time alone would credit
-    an E-core with a P-core's work (see the machine notes)."""
-    return {pid: sum(ns * run.platform.capacity(cpu) / 1024 for cpu, ns in r["cpu"].items())
+    """Work each thread got, in ns of a capacity-1024 CPU at full speed: run time x the
+    CPU's speed (Run.speeds), as energy.py counts it. With capacity-faithful speed a
+    CPU of capacity cap delivers cap/1024 of a capacity-1024 CPU's work per ns;
+    without it every vCPU runs at the host's speed, and run time is work."""
+    speeds = run.speeds
+    return {pid: sum(ns * speeds[cpu] for cpu, ns in r["cpu"].items())
             for pid, r in res.items()}
 
 

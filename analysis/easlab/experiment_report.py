@@ -6,8 +6,10 @@ import html
 import json
 import math
 import os
+from statistics import median
 
 from contract.paths import TOP
+from easan import fidelity
 
 from . import claims, results, sweep
 
@@ -50,6 +52,37 @@ def summarise(exp, by, drop_distorted=True):
                                  "hi": s.hi if s else None, "n": s.n if s else 0,
                                  "dropped": len(runs) - len(kept)})
     return rows
+
+
+def busy_steals(m):
+    """The steal of each busy vCPU of a run (easan/fidelity.py), [] when the run has
+    none or steal was not measured."""
+    f = m.get("fidelity") or {}
+    per_cpu = f.get("per_cpu") or {}
+    return [per_cpu[str(c)]["steal"] for c in f.get("busy_cpus") or []
+            if str(c) in per_cpu and per_cpu[str(c)].get("steal") is not None]
+
+
+def steal_summary(exp, by):
+    """[{profile, group, runs, measured, busy_vcpus, median, max}]: per profile and
+    group, the steal of busy vCPUs over all its runs (every run, distorted or not):
+    median and max; measured counts the runs whose steal the host measured."""
+    rows = []
+    for p in exp.profiles:
+        pname = exp.profile_name(p)
+        for g in exp.groups:
+            runs = by.get(pname, {}).get(g, [])
+            values = [x for m in runs for x in busy_steals(m)]
+            measured = sum((m.get("fidelity") or {}).get("source") == "host" for m in runs)
+            rows.append({"profile": pname, "group": g, "runs": len(runs), "measured": measured,
+                         "busy_vcpus": len(values),
+                         "median": float(median(values)) if values else None,
+                         "max": max(values) if values else None})
+    return rows
+
+
+def _pct(x):
+    return "n/a" if x is None else f"{x:.1%}"
 
 
 def _f(x, scale=1.0):
@@ -105,6 +138,23 @@ def _drops_per_group(v):
     return ", ".join(f"{g}: {len(runs)}" for g, runs in sorted(v["dropped"].items())) or "none"
 
 
+def steal_section(rows):
+    """The HTML table of steal_summary()'s rows."""
+    out = ["<h3>Host steal of busy vCPUs</h3>",
+           "<p>Per group, the share of the time each busy vCPU (wanting a host CPU for "
+           f"{fidelity.BUSY_SHARE:.0%} of the analysed window or more) waited for one, over "
+           f"all its runs: a run with a busy vCPU above {fidelity.MAX_STEAL:.0%} is distorted "
+           "(<code>analysis/easan/fidelity.py</code>). Runs without host samples are not "
+           "measured.</p>",
+           "<table><tr><th>profile</th><th>group</th><th>runs measured</th>"
+           "<th>busy vCPUs</th><th>median steal</th><th>max steal</th></tr>"]
+    out += [f"<tr><td>{_esc(r['profile'])}</td><td>{_esc(r['group'])}</td>"
+            f"<td>{r['measured']} of {r['runs']}</td><td>{r['busy_vcpus']}</td>"
+            f"<td>{_pct(r['median'])}</td><td>{_pct(r['max'])}</td></tr>" for r in rows]
+    out.append("</table>")
+    return out
+
+
 def experiment_section(exp, index, by, notes, verdicts, table, plots, edited=None):
     n_ok = sum(len(v) for g in by.values() for v in g.values())
     dropped = [(pname, g, m.get("run"), claims.distorted(m)) for pname, gs in by.items()
@@ -137,6 +187,7 @@ def experiment_section(exp, index, by, notes, verdicts, table, plots, edited=Non
                    f"<td>[{_f(r['lo'], spec.scale)}, {_f(r['hi'], spec.scale)}]</td><td>{r['n']}</td>"
                    f"<td>{r['dropped']}</td></tr>")
     out.append("</table>")
+    out += steal_section(steal_summary(exp, by))
     for p in plots:
         out.append(f'<p><img src="{_esc(p)}" '
                    f'alt="{_esc(exp.name)} plot"></p>')
@@ -195,7 +246,8 @@ def build(experiments, build_dir=None, plots=True, out=print, batch=(), results_
                    + ", ".join(f"{n} {k}" for k, n in counts.items()) + "</li>")
         sweep.write_atomic(os.path.join(rdir, exp.name, "claims.json"),
                             json.dumps({"experiment": exp.name, "verdicts": verdicts, "metrics": table,
-                                        "missing": notes}, indent=1, default=_json) + "\n")
+                                        "steal": steal_summary(exp, by), "missing": notes},
+                                       indent=1, default=_json) + "\n")
         every = [m for gs in by.values() for runs in gs.values() for m in runs]
         bad = [claims.distorted(m) for m in every if claims.distorted(m)]
         out(f"experiments: {exp.name}: {len(every)} runs analysed, {len(bad)} dropped as distorted "

@@ -2,7 +2,8 @@
 experiments/results/NAME[-VARIANT]-STAMP.json, written by `make experiments`.
 
 A batch file holds what a reviewer needs to check a verdict without the traces: each
-run's values of the experiment's metrics and its fidelity flag, the kernel commit
+run's values of the experiment's metrics, its fidelity flag and the largest steal
+of its busy vCPUs (max_steal, easan/fidelity.py; None when not measured), the kernel commit
 and series hash it ran, each claim's rule_hash() and date, and the verdicts. Later
 batches are judged against earlier ones: a claim whose rule changed after a batch
 had judged it, or that was dated after its first batch, is marked (history()).
@@ -50,6 +51,7 @@ def record(exp, index, by, verdicts, stamp=None):
                      "run": os.path.basename(r["run"]) if r["run"] else None, "status": r["status"],
                      "kernel_commit": rec.get("kernel_commit"),
                      "distorted": claims.distorted(m) if m else None,
+                     "max_steal": (m.get("fidelity") or {}).get("max_steal") if m else None,
                      "values": ({name: spec.values(m) for name, spec in exp.metrics.items()}
                                 if m else None)})
     return {"format": FORMAT, "experiment": exp.name, "variant": exp.variant, "stamp": stamp,

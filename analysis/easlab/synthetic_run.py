@@ -65,6 +65,17 @@ class Trace:
         """An rt-app "[thread] begins/end loop L phase P" marker (kind begin/end)."""
         self.add("markers", t, pid=pid, thread=thread, kind=kind, loop=loop, phase=phase)
 
+    def sched_attrs(self, t, pid, util_min, util_max, helper=None, cpu=0, slice_ns=2800000):
+        """The shim's trace marker (guest/vm/helpers/eas-sched-attrs.c): pid's attributes
+        as read back, written by pid itself, or by its uclamp_change helper thread (pid
+        helper) with "pid=PID"; util_min None for the helper's "pid=PID gone"."""
+        if util_min is None:
+            text = f"eas-sched-attrs: pid={pid} gone"
+        else:
+            text = (f"eas-sched-attrs: {f'pid={pid} ' if helper else ''}util_min={util_min} "
+                    f"util_max={util_max} slice_ns={slice_ns}")
+        self.add("print", t, cpu=cpu, pid=helper or pid, text=text)
+
     def delayed(self, t, pid, cpu):
         self.add("delayed", t, cpu=cpu, pid=pid)
 

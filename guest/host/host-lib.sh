@@ -26,6 +26,23 @@ cpio_gz() {
 	(cd "$dir" && find "${@:-.}" -print0 | sort -z | cpio --null -o -H newc --quiet) | gzip -6
 }
 
+# build_helper SRC OUT [GCC-ARGS...]: compile one C file (a guest helper, a host
+# program) into OUT when OUT is missing or older than SRC. The object is written
+# beside OUT under a name of this process's own, so that runs side by side that
+# both compile it never mix their output.
+build_helper() {
+	local src=$1 out=$2
+	shift 2
+	if [ ! -f "$out" ] || [ "$src" -nt "$out" ]; then
+		mkdir -p "$(dirname "$out")"
+		gcc -O2 -Wall -Wextra -Werror -o "$out.new.$$" "$src" "$@" || {
+			rm -f "$out.new.$$"
+			die "building $out failed"
+		}
+		mv "$out.new.$$" "$out"
+	fi
+}
+
 # python3 -m MODULE ARGS...: a Python module of analysis/ (contract.rtapp_profile...) as a
 # command, with Debian's interpreter.
 py_module() {

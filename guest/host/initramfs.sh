@@ -9,17 +9,8 @@ set -euo pipefail
 OUT=$BUILD/initramfs.cpio.gz
 ROOT=$BUILD/initramfs
 BINS=(/bin/busybox /usr/bin/rt-app /usr/bin/trace-cmd /usr/bin/hackbench)
-# build_helper SRC OUT GCC-ARGS...: compile a guest helper when its source is newer.
-build_helper() {
-	local src=$1 out=$2
-	shift 2
-	if [ ! -f "$out" ] || [ "$src" -nt "$out" ]; then
-		mkdir -p "$(dirname "$out")"
-		gcc -O2 -Wall -Wextra -Werror -o "$out.new" "$src" "$@" || die "building $out failed"
-		mv "$out.new" "$out"
-	fi
-}
-# Programs of guest/vm/helpers/ other than the shim: one C file each, in /usr/bin.
+# Programs of guest/vm/helpers/ other than the shim: one C file each, in /usr/bin
+# (build_helper: host-lib.sh).
 for src in "$TOP"/guest/vm/helpers/*.c; do
 	[ "$(basename "$src")" = eas-sched-attrs.c ] && continue
 	build_helper "$src" "$BUILD/guest-bin/$(basename "$src" .c)"

@@ -12,8 +12,15 @@
 # QEMU. Real hybrid Intel parts have an invariant TSC.
 # VIRTFS=0 boots without the 9p share, as a LAVA lab's QEMU does (the run folder
 # then comes in a per-run ramdisk, INITRD; see guest/host/lava-ramdisk.sh).
-# SHARE_DIR is exported to the guest over virtio-9p and receives console.log and
-# qemu-args.txt. Exit status: 0 when the guest powered off, 124 when the timeout fired
+# SHARE_DIR is exported to the guest over virtio-9p and receives console.log,
+# qemu-args.txt and host-vcpu.tsv: while QEMU runs, guest/host/vcpu-sampler.c (built
+# into $BUILD/host-bin/ when missing or older than its source) records every 5 ms
+# how the host scheduled each vCPU thread (run and wait time from
+# /proc/PID/task/TID/schedstat; read only), and when the guest's replay-start and
+# replay-end files appeared in the share (of each SETUPS replay too); the analysis
+# turns it into each vCPU's steal. It stops when QEMU does, and this script stops it
+# on every way out; a sampler that cannot sample leaves an error line in the file,
+# never a failed run. Exit status: 0 when the guest powered off, 124 when the timeout fired
 # (QEMU killed, SHARE_DIR/timeout written), QEMU's status otherwise.
 set -euo pipefail
 # shellcheck source=guest/host/host-lib.sh
@@ -65,8 +72,29 @@ tcg) accel=(-accel "$TCG" -cpu "$TCG_CPU") ;;
 esac
 
 console=$share/console.log
+# QEMU's pid for the sampler, outside the run folder.
+tmp=$(mktemp -d)
+sampler=$BUILD/host-bin/vcpu-sampler
+samples=$share/host-vcpu.tsv
+sampler_pid=
+stop_sampler() {
+	if [ -n "$sampler_pid" ]; then
+		# It ends by itself within a period of QEMU's exit; give it that, then stop it.
+		local i=0
+		while [ "$i" -lt 20 ] && kill -0 "$sampler_pid" 2>/dev/null; do
+			sleep 0.05
+			i=$((i + 1))
+		done
+		kill "$sampler_pid" 2>/dev/null || true
+		wait "$sampler_pid" 2>/dev/null || true
+		sampler_pid=
+	fi
+	rm -rf "$tmp"
+}
+trap stop_sampler EXIT
 args=(
 	"${accel[@]}" -m "$MEM" -smp "$CPUS"
+	-name "eas,debug-threads=on" -pidfile "$tmp/qemu.pid"
 	-kernel "$image" -initrd "$INITRD"
 	-append "console=ttyS0 panic=-1 oops=panic loglevel=6 ${CMDLINE:-}"
 	-no-reboot -display none -monitor none -nodefaults
@@ -80,8 +108,25 @@ esac
 # One argument per line, for run.json.
 printf '%s\n' qemu-system-x86_64 "${args[@]}" >"$share/qemu-args.txt"
 
+# The vCPU threads' host scheduling statistics, beside QEMU (see the header).
+if err=$(build_helper "$TOP/guest/host/vcpu-sampler.c" "$sampler" 2>&1); then
+	# The files the guest's replay_profile creates: a plain run's, and each SETUPS
+	# replay's (guest/vm/jobs/replays.sh names its folders after the snippets).
+	marks=(-m replay-start -m replay-end)
+	for f in "$share"/guest/setups/*.sh; do
+		[ -f "$f" ] || continue
+		marks+=(-m "replays/$(basename "$f" .sh)/replay-start" -m "replays/$(basename "$f" .sh)/replay-end")
+	done
+	"$sampler" -p "$tmp/qemu.pid" -o "$samples" -n "$CPUS" -i 5000 -d "$share" "${marks[@]}" \
+		</dev/null >/dev/null 2>&1 &
+	sampler_pid=$!
+else
+	printf 'error\tvcpu-sampler not built: %s\n' "${err##*$'\n'}" >"$samples"
+fi
+
 rc=0
 timeout -k 10 "$TIMEOUT" qemu-system-x86_64 "${args[@]}" 2>"$share/qemu-stderr.log" || rc=$?
+stop_sampler
 if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
 	echo "QEMU killed after the ${TIMEOUT}s timeout" >"$share/timeout"
 	printf '%s: error: guest did not power off within %ss; QEMU killed. Console tail (%s):\n' \

@@ -96,7 +96,8 @@ TRACE_BUFFER_KB=32768
 # output) while tracing into the ring buffer, and leave in OUT the trace
 # (trace.dat), the rt-app logs (rt-app/), rt-app's output, the kernel's view
 # of the threads with util_min/util_max/slice_us keys (proc-sched.txt), the
-# scheduler's state (save_state) and guest-stats.txt. SETUP, a snippet, is
+# scheduler's state (save_state), guest-stats.txt, and the replay-start and
+# replay-end files (replay_mark, around rt-app). SETUP, a snippet, is
 # sourced first (in this shell: it may exit, or set RTAPP_CGROUP, see run_rtapp;
 # then the cgroup's cpu.stat after the replay goes to cgroup-cpu.stat). Succeeds
 # when rt-app did.
@@ -157,6 +158,7 @@ replay_profile() {
 	rtapp_logs_ready
 	_busy0=$(cpu_busy)
 	children_ticks > /tmp/ch0
+	replay_mark start "$_out"
 	# A profile's util_min/util_max/slice_us keys: the shim applies them in each
 	# thread as rt-app names it, before its first event.
 	if [ -s "$_job/sched-attrs.txt" ]; then
@@ -174,6 +176,7 @@ replay_profile() {
 		run_rtapp "$_job/rt-app.json" > "$_out/rt-app.stdout" 2>&1
 	fi
 	_rtapp_rc=$?
+	replay_mark end "$_out"
 	# The cgroup's throttling totals (nr_throttled, throttled_usec...), if any.
 	[ -z "${RTAPP_CGROUP:-}" ] || cat "$RTAPP_CGROUP/cpu.stat" > "$_out/cgroup-cpu.stat"
 	children_ticks > /tmp/ch1
@@ -207,6 +210,19 @@ kernel=$(uname -r)
 cpus_online=$(cat /sys/devices/system/cpu/online)
 STATS
 	[ "$_rtapp_rc" = 0 ]
+}
+
+# replay_mark start|end OUT: "eas: replay start" (or end) in the trace, then the
+# file OUT/replay-start (or replay-end): the host's vCPU sampler
+# (guest/host/vcpu-sampler.c) notes when that file appears in the share, which
+# aligns the guest's trace clock with the host's (analysis/easan/fidelity.py).
+# Builtins only, so that the two are a few microseconds apart.
+REPLAY_MARKER_PREFIX="eas: replay"
+replay_mark() {
+	echo "$REPLAY_MARKER_PREFIX $1" > /sys/kernel/tracing/trace_marker 2>/dev/null ||
+		echo "$REPLAY_MARKER_PREFIX $1" > /sys/kernel/debug/tracing/trace_marker 2>/dev/null
+	: > "$2/replay-$1"
+	return 0
 }
 
 # run_rtapp ARGS...: rt-app, in the cgroup v2 directory RTAPP_CGROUP when a SETUP

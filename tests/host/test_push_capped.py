@@ -182,24 +182,40 @@ def hog_run(tmp_path, name, cpu, util_max=None):
     return d
 
 
-@pytest.mark.parametrize("cpu, util_max, est_mw, oracle_mw, kernel_cheaper", [
+# The bound of the hog's 1024 units (clamps left out, time respected): the cheapest
+# marginal costs first (see test_analysis.test_energy_and_oracle): 2 x 240 on the E-cores
+# at 0.62047 mW/unit (297.825), 2 x 120 at 1.03297 (247.9125), then the P-core's 0.4
+# point at 1.128125 for the last 304 (342.95): 888.6875 mW, whatever the placement.
+HOG_BOUND = 888.6875
+
+
+@pytest.mark.parametrize("cpu, util_max, est_mw, oracle_mw, kernel_cheaper, below_bound", [
     # Capped at 100, the 1024 units of work select the lowest point everywhere:
     # P-core 409.6 -> 1024/409.6 x P_P(0.4) = 2.5 x 462.08 = 1155.2 mW;
-    # E-core 240 -> 1024/240 x P_E(0.4) = 4.2667 x 148.9125 = 635.36 mW, the oracle.
-    (2, 100, 1155.2, 635.36, 0),
-    (0, 100, 635.36, 635.36, 0),
+    # E-core 240 -> 1024/240 x P_E(0.4) = 4.2667 x 148.9125 = 635.36 mW, the search's.
+    # On the E-core the model runs it 4.27 buckets in one: below the bound.
+    (2, 100, 1155.2, 635.36, 0, 0),
+    (0, 100, 635.36, 635.36, 0, 1),
     # Uncapped: the P-core at its top point, 2000 mW, is what the search picks (an
     # E-core would overcommit); on an E-core, overcommitted, 1024/600 x P_E(1.0) =
-    # 1100 mW, cheaper than any placement the search tries: the oracle is the kernel's.
-    (2, None, 2000.0, 2000.0, 0),
-    (0, None, 1100.0, 1100.0, 1),
+    # 1100 mW, cheaper than any placement the search tries (counted), though not below
+    # the bound, which may split the work over the three CPUs.
+    (2, None, 2000.0, 2000.0, 0, 0),
+    (0, None, 1100.0, 2000.0, 1, 0),
 ])
-def test_energy_respects_uclamp(tmp_path, cpu, util_max, est_mw, oracle_mw, kernel_cheaper):
+def test_energy_respects_uclamp(tmp_path, cpu, util_max, est_mw, oracle_mw, kernel_cheaper,
+                                below_bound):
     e = metrics_of(hog_run(tmp_path, "hog", cpu, util_max))["energy"]
     assert e["estimated_mj"] == pytest.approx(est_mw * 0.1, rel=1e-6)
     assert e["oracle_mj"] == pytest.approx(oracle_mw * 0.1, rel=1e-6)
-    assert e["estimated_mj"] >= e["oracle_mj"]
+    assert e["bound_mj"] == pytest.approx(HOG_BOUND * 0.1, rel=1e-6)
+    # Uncapped, the search's placement fits in time: never below the bound. Capped, it
+    # is priced like the estimate, its E-core at the clamp's point for 4.27 buckets in
+    # one: below the bound.
+    assert (e["oracle_mj"] < e["bound_mj"]) == (util_max is not None)
     assert e["kernel_cheaper_buckets"] == kernel_cheaper
+    assert e["kernel_below_bound_buckets"] == below_bound
+    assert (e["estimated_mj"] < e["bound_mj"]) == bool(below_bound)
 
 
 def test_capped_hog_on_a_p_core_fails_the_energy_check(tmp_path):
@@ -216,13 +232,27 @@ def test_energy_of_the_capped_run(metrics):
     #               20 ms = 204.8 uncapped, 0.4 point: 204.8/409.6 x 462.08 = 231.04;
     #               sum 2021.6
     #            2: CPU0 635.36; CPU1 201 512 -> 317.68; CPU2 200 1024 -> 1155.2; sum 2108.24
-    # oracle:    1: u alone on an E-core (with a capped thread its clamp would be lifted
+    # search:    1: u alone on an E-core (with a capped thread its clamp would be lifted
     #               and the CPU overcommitted): 204.8/240 x 148.9125 = 127.072; the 2048
     #               capped units on the other at its 0.4 point: 1270.72; sum 1397.792
     #            2: the 2560 capped units on E-cores: 1588.4
+    # bound (clamps left out, time respected; marginal mW/unit as in test_analysis's
+    # test_energy_and_oracle, P-cores 2.478125 from 614.4 to 819.2):
+    #            1: 2252.8 units: the E-cores' 0.62047 (480: 297.825), 1.03297 (240:
+    #               247.9125), the P-cores' 0.4 point (819.2: 924.16), the E-cores' 1.36297
+    #               (240: 327.1125) and 1.73422 (240: 416.2125), 233.6 at the P-cores'
+    #               1.878125 (438.73): 2651.9525
+    #            2: 2560 units: the same to 2019.2 (2213.2225), 409.6 at 1.878125
+    #               (769.28), 131.2 at 2.478125 (325.13): 3307.6325
+    # The estimate is below the bound in both: the capped CPUs run at 0.4, the model
+    # running their 1024 units for 4.27 (E) or 2.5 (P) buckets in one.
     e = metrics["energy"]
     assert e["estimated_mj"] == pytest.approx((2021.6 + 2108.24) * 0.1, rel=1e-6)
     assert e["oracle_mj"] == pytest.approx((1397.792 + 1588.4) * 0.1, rel=1e-6)
     assert e["estimated_mj"] >= e["oracle_mj"]
-    assert all(mw >= omw for _, mw, omw in e["series"])
-    assert e["kernel_cheaper_buckets"] == 0
+    assert e["bound_mj"] == pytest.approx((2651.9525 + 3307.6325) * 0.1, rel=1e-6)
+    assert [row[1:] for row in e["series"]] == [
+        [pytest.approx(x) for x in row] for row in ((2021.6, 1397.792, 2651.9525),
+                                                    (2108.24, 1588.4, 3307.6325))]
+    assert (e["kernel_cheaper_buckets"], e["kernel_below_bound_buckets"],
+            e["bound_infeasible_buckets"], e["oracle_inexact_buckets"]) == (0, 2, 0, 0)
