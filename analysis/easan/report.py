@@ -6,12 +6,11 @@ reads metric.NOT_TRACED.
 """
 import html
 import json
-import math
 import os
 import shutil
 import tempfile
 
-from . import compare, fidelity, perfetto
+from . import compare, fidelity, jsonout, perfetto
 from .causes import ORDER
 from .metric import NOT_TRACED, ms, not_traced, us
 from .catalog import METRICS
@@ -114,10 +113,6 @@ def write(out_dir, a, b=(), rows=None, perfetto_export=False, progress=print, pl
     return out_dir
 
 
-def _json_nan(x):
-    return None if isinstance(x, float) and math.isnan(x) else x
-
-
 def _build(tmp, a, b, rows, perfetto_export, progress, plots_on):
     results = a + b
     metrics = [r.metrics for r in results]
@@ -135,8 +130,7 @@ def _build(tmp, a, b, rows, perfetto_export, progress, plots_on):
                + " | ".join(compare.cells(r)) + " |" for r in rows]
         md.append("")
         with open(os.path.join(tmp, "comparison.json"), "w", encoding="utf-8") as f:
-            json.dump({"a": la, "b": lb, "rows": rows}, f, indent=1,
-                      default=lambda x: x.item() if hasattr(x, "item") else _json_nan(x))
+            f.write(jsonout.dumps({"a": la, "b": lb, "rows": rows}, indent=1))
     figures = [fig for metric in METRICS for fig in metric.figures]
     if plots_on:
         progress("plotting the summary figures")

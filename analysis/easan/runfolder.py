@@ -11,11 +11,15 @@ from . import em as em_mod
 from . import platform as platform_mod
 from . import rtapp, tables as tables_mod
 from contract import rtapp_profile
+from contract.constants import GUEST_CMDLINE
 
 from .errors import AnalysisError
 
 # What guest/host/run.sh always puts on the kernel command line.
-STANDARD_CMDLINE = ("console=", "panic=", "oops=", "loglevel=", "sched_verbose", "hybrid_sim=")
+# What every guest's command line holds (contract.constants), and hybrid_sim= (the
+# platform): words left out of a run's label. "console=ttyS0" is matched as "console=".
+STANDARD_CMDLINE = tuple({w.split("=")[0] + "=" if "=" in w else w
+                          for w in GUEST_CMDLINE.split()} | {"hybrid_sim="})
 
 # The trace markers of guest/vm/helpers/eas-sched-attrs.c: a thread's attributes as read
 # back right after they were set, by the thread itself before its first event (no

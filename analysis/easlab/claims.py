@@ -194,6 +194,8 @@ def _view(claim, metric, kept, point, min_runs):
                 dist = stats.bootstrap(lists, stats.pooled_percentile(float(stat[1:]), stats.UNBIASED))
                 p = _bootstrap_p(claim.op, dist - claim.value) if dist is not None else None
     out["delta"] = {"value": d, "lo": lo, "hi": hi}
+    if math.isnan(d):
+        return result(INCONCLUSIVE, f"{claim.lhs}: no number to compare (NaN)")
     scale, unit = metric.scale, f" {metric.unit}" if metric.unit else ""
     n_b = out["rhs"]["n"] if claim.rhs else None
     text = (f"{claim.lhs} {_fmt(a.value * scale)}{unit}"
@@ -206,7 +208,7 @@ def _view(claim, metric, kept, point, min_runs):
         verdict = _decide(claim.op, lo, hi)
         if stat in ("min", "max") and not point:
             text += " (a rule about every run)"
-        return result(verdict, text + (": the value is on the bound" if verdict == INCONCLUSIVE else ""))
+        return result(verdict, text)
     if math.isnan(lo) or math.isnan(hi):
         return result(INCONCLUSIVE, text + ": too few runs for an interval")
     if hi == lo:

@@ -3,13 +3,12 @@ runs.json (sweep.write_index), with each claim's verdict, a table of the metrics
 matter (means or pooled percentiles, 95 % intervals) and a plot per profile.
 """
 import html
-import json
 import math
 import os
 from statistics import median
 
 from contract.paths import TOP
-from easan import fidelity
+from easan import fidelity, jsonout
 
 from . import claims, results, sweep
 
@@ -245,9 +244,9 @@ def build(experiments, build_dir=None, plots=True, out=print, batch=(), results_
         toc.append(f'<li><a href="#{_esc(exp.name)}">{_esc(exp.name)}</a>: '
                    + ", ".join(f"{n} {k}" for k, n in counts.items()) + "</li>")
         sweep.write_atomic(os.path.join(rdir, exp.name, "claims.json"),
-                            json.dumps({"experiment": exp.name, "verdicts": verdicts, "metrics": table,
-                                        "steal": steal_summary(exp, by), "missing": notes},
-                                       indent=1, default=_json) + "\n")
+                            jsonout.dumps({"experiment": exp.name, "verdicts": verdicts,
+                                           "metrics": table, "steal": steal_summary(exp, by),
+                                           "missing": notes}, indent=1) + "\n")
         every = [m for gs in by.values() for runs in gs.values() for m in runs]
         bad = [claims.distorted(m) for m in every if claims.distorted(m)]
         out(f"experiments: {exp.name}: {len(every)} runs analysed, {len(bad)} dropped as distorted "
@@ -271,8 +270,3 @@ def build(experiments, build_dir=None, plots=True, out=print, batch=(), results_
     sweep.write_atomic(path, "\n".join(page) + "\n")
     return path, judged, missing
 
-
-def _json(x):
-    if isinstance(x, float) and math.isnan(x):
-        return None
-    raise TypeError(type(x))

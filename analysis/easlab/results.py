@@ -18,6 +18,7 @@ import re
 import time
 
 from contract.paths import TOP
+from easan import jsonout
 
 from . import claims
 
@@ -77,16 +78,9 @@ def write(batch, results_dir=RESULTS_DIR):
         raise FileExistsError(f"{path}: a batch of that time exists already")
     tmp = path + ".new"
     with open(tmp, "w", encoding="utf-8") as f:
-        json.dump(batch, f, indent=1, default=_json)
-        f.write("\n")
+        f.write(jsonout.dumps(batch, indent=1) + "\n")
     os.replace(tmp, path)
     return path
-
-
-def _json(x):
-    if isinstance(x, float) and x != x:
-        return None
-    raise TypeError(type(x))
 
 
 def batches(exp_name, results_dir=RESULTS_DIR):

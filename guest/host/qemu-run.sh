@@ -92,6 +92,8 @@ stop_sampler() {
 	rm -rf "$tmp"
 }
 trap stop_sampler EXIT
+# bash runs no EXIT trap when a signal kills it: exit on them, so that it does.
+trap 'exit 143' TERM INT HUP
 args=(
 	"${accel[@]}" -m "$MEM" -smp "$CPUS"
 	-name "eas,debug-threads=on" -pidfile "$tmp/qemu.pid"

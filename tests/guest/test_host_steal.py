@@ -86,6 +86,11 @@ def test_a_lone_hog_is_not_kept_waiting(lone):
     assert f["distorted"] is False
 
 
+HOST_CORES = len(os.sched_getaffinity(0))
+
+
+@pytest.mark.skipif(HOST_CORES != 2, reason=f"the 0.5-0.8 band is six vCPUs on two host cores; "
+                    f"this host gives {HOST_CORES}")
 def test_six_hogs_on_two_host_cores_wait_two_thirds(six):
     f = fidelity_of(six)
     assert len(f["busy_cpus"]) >= 5, f

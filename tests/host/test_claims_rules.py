@@ -235,3 +235,13 @@ def test_quoted_numbers_must_be_in_the_cited_file(tmp_path):
 def test_documents_quote_results_files_faithfully(doc):
     with open(os.path.join(TOP, doc), encoding="utf-8") as f:
         assert results.quoted_mismatches(f.read()) == []
+
+
+def test_json_out_has_no_nan_tokens():
+    import json  # pylint: disable=import-outside-toplevel
+    import numpy as np  # pylint: disable=import-outside-toplevel
+    from easan import jsonout  # pylint: disable=import-outside-toplevel
+    text = jsonout.dumps({"lo": float("nan"), "n": np.int64(3), "xs": [1.5, float("nan")],
+                          "t": (np.float64("nan"),)})
+    assert "NaN" not in text and json.loads(text) == {"lo": None, "n": 3, "xs": [1.5, None],
+                                                      "t": [None]}

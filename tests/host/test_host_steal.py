@@ -491,3 +491,15 @@ def test_the_sampler_says_when_it_could_not_sample(tmp_path):
     # A bad command line: usage, status 2.
     r = subprocess.run([sampler, "-o", str(out)], capture_output=True, text=True, check=False)
     assert r.returncode == 2 and r.stderr.startswith("usage: vcpu-sampler")
+
+
+def test_unaligned_clean_run_is_not_judged(tmp_path):
+    # Without replay marks the steal is over the whole run, which idle time dilutes:
+    # a low figure there proves nothing, so the run is not judged (distorted None),
+    # while a high one still flags it (above).
+    d = tmp_path / "run"
+    d.mkdir()
+    sample_file(d / run_folder.HOST_VCPU, series(11, [(9, 1), (1, 0)]))
+    f = host_fidelity(str(d), prints(), 2_000 * MS, 2_060 * MS)
+    assert f["aligned"] is False and f["per_cpu"]["0"]["steal"] == pytest.approx(0.1)
+    assert f["distorted"] is None and f["reason"].endswith("(unaligned: over the whole run, no replay marks)")

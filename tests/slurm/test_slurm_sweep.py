@@ -60,7 +60,10 @@ def test_smoke_sweep_on_slurm(build):
     (batch,) = glob.glob(os.path.join(results_dir(build), "smoke-small-*.json")) or \
         glob.glob(os.path.join(results_dir(build), "smoke-*.json"))
     with open(batch, encoding="utf-8") as f:
-        assert [r["status"] for r in json.load(f)["runs"]] == ["ok", "ok"]
+        runs = json.load(f)["runs"]
+    assert [r["status"] for r in runs] == ["ok", "ok"]
+    # The invariant itself, in each run: an unclamped estimate never below the bound.
+    assert [r["values"]["buckets below the bound"] for r in runs] == [0, 0], runs
     with open(os.path.join(build, "reports", "experiments", "index.html"), encoding="utf-8") as f:
         page = f.read()
     assert "smoke" in page and "inconclusive" in page and 'src="smoke/smoke.png"' in page

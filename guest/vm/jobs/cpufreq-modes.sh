@@ -12,7 +12,7 @@
 # GOVERNOR is policy0's scaling_governor (the policy in active mode), "-" without
 # one; SYSCTL the sched_energy_aware value, "-" when it reads empty (EAS is not
 # possible); EAS "on" or "off", the real state from the kernel log once the
-# sched-domain rebuild the step queued has run (eas_state in lib.sh).
+# sched-domain rebuild the step queued has run (eas_state in vm-lib.sh).
 # Writes the kernel refused go to errors.txt.
 # shellcheck source=guest/vm/vm-lib.sh
 . "$1/vm-lib.sh"

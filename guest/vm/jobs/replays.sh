@@ -3,8 +3,8 @@
 # own SETUP snippet (run.sh's SETUPS, copied to setups/NN-NAME.sh in the order
 # given), e.g. a sched_feat off, then on: the settings compared on one kernel and
 # one boot, without the spread between boots. Each replay leaves what a run of
-# guest/vm/jobs/profile.sh leaves in replays/NN-NAME/ of the run folder; run.sh then
-# makes each a run folder of its own. A snippet changes what it changes for the
+# guest/vm/jobs/profile.sh leaves in replays/NN-NAME/ of the run folder; finish-run.sh
+# then makes each a run folder of its own. A snippet changes what it changes for the
 # replays after it too: each should set everything it depends on.
 # shellcheck source=guest/vm/vm-lib.sh
 . "$1/vm-lib.sh"
