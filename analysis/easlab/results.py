@@ -39,10 +39,12 @@ def record(exp, index, by, verdicts, stamp=None):
     """The batch's dict: index is the sweep's runs.json, by {profile: {group: [run
     metrics]}} (experiment_report.collect), verdicts claims.judge()'s."""
     stamp = stamp or time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
-    metrics_of = {m.get("run"): m for gs in by.values() for runs in gs.values() for m in runs}
+    # metrics.json names its run by the folder's name; the index by its path.
+    metrics_of = {os.path.basename(str(m.get("run"))): m
+                  for gs in by.values() for runs in gs.values() for m in runs}
     runs, kernels = [], {}
     for r in index["runs"]:
-        m = metrics_of.get(r["run"]) if r["run"] else None
+        m = metrics_of.get(os.path.basename(r["run"])) if r["run"] else None
         rec = _run_record(r["run"]) if r["run"] else {}
         if rec.get("kernel_commit"):
             kernels.setdefault(r["group"], {"kernel": rec.get("kernel"), "commit": rec.get("kernel_commit"),

@@ -193,7 +193,8 @@ def test_a_batch_writes_its_results_file(tmp_path, fake_build):
         (d / "run.json").write_text(json.dumps({"status": "ok", "kernel": s["kernel"],
                                                 "kernel_commit": f"c0ffee{s['kernel']}",
                                                 "series_hash": "5e71e5"}))
-        m = {"run": str(d), "migrations": {"same": {"a": 100, "b": 10}[s["group"]] + i},
+        # As analysis/report writes it: the run folder's name, not its path.
+        m = {"run": s["key"], "migrations": {"same": {"a": 100, "b": 10}[s["group"]] + i},
              "fidelity": {}}
         (d / "analysis" / "report" / "metrics.json").write_text(json.dumps({"runs": [m]}))
         with open(os.path.join(done_dir, s["key"] + ".json"), "w", encoding="utf-8") as f:
