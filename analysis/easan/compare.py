@@ -10,7 +10,8 @@ Each metric declares its rows (Metric.ab), of three kinds:
   from the trace's formats) that `keep` accepts, whenever a run traced the event; in
   the order of `order` (default: the enum's), others after them sorted. A name missing
   from a run's dict counted 0 there; a dict that is None (an event the kernel lacks)
-  counted nothing.
+  counted nothing, as does a value None. Also for a dict of shares by name (unit,
+  scale as Mean's).
 - Percentiles: values per run (samples(result), None when the run did not measure
   them), a row per percentile with bootstrap intervals (stats.bootstrap: runs and the
   values inside them resampled). pooled: the percentile over the values of all the
@@ -47,6 +48,8 @@ class Counts:
     enum: str = ""
     keep: Optional[Callable] = None
     order: Optional[tuple] = None
+    unit: str = ""
+    scale: float = 1
 
     def names(self, results):
         """The enum's names in the results' kernels, in value order, those of the
@@ -110,8 +113,8 @@ def _count_rows(spec, a, b):
     for name in [n for n in order if n in seen] + sorted(seen - set(order)):
         def value(r, name=name):
             counts = _get(r.metrics, spec.path)
-            return None if counts is None else counts.get(name, 0)
-        out.append(mean_row(f"{spec.label}: {name}", "", [value(r) for r in a],
+            return None if counts is None else _scaled(counts.get(name, 0), spec.scale)
+        out.append(mean_row(f"{spec.label}: {name}", spec.unit, [value(r) for r in a],
                             [value(r) for r in b]))
     return out
 

@@ -23,12 +23,24 @@ def per_task(run, sl):
     return out
 
 
+def busy(sl):
+    """(the slices in which a CPU was busy, idle (pid 0) left out; their lengths in ns)."""
+    on = sl[sl["pid"] != 0]
+    return on, on["end"] - on["start"]
+
+
+def busy_by_cpu(run, sl):
+    """{cpu: busy ns} of every CPU of the platform within the (clipped) slices."""
+    on, dur = busy(sl)
+    per_cpu = dur.groupby(on["cpu"]).sum()
+    return {c: int(per_cpu.get(c, 0)) for c in range(run.platform.ncpus)}
+
+
 def outside_share(run, sl):
     """Share of busy CPU time taken by tasks outside the profile (idle excluded)."""
-    busy = sl[sl["pid"] != 0]
-    dur = busy["end"] - busy["start"]
+    busy_sl, dur = busy(sl)
     total = int(dur.sum())
-    outside = int(dur[~busy["pid"].isin(run.pids)].sum())
+    outside = int(dur[~busy_sl["pid"].isin(run.pids)].sum())
     return {"busy_ns": total, "outside_ns": outside,
             "share": (outside / total) if total else 0.0}
 

@@ -55,11 +55,14 @@ class Trace:
     def util_est(self, t, pid, cpu, util_est, util):
         self.add("util_est", t, pid=pid, cpu=cpu, util_est=util_est, util=util)
 
-    def push(self, t, pid, src, dst, trigger, why, outcome, util=0, capacity=0, uclamp_max=1024):
-        """An eas_push decision about pid on src (runnable and util_est = util)."""
+    def push(self, t, pid, src, dst, trigger, why, outcome, util=0, capacity=0, uclamp_max=1024,
+             cost_ns=0):
+        """An eas_push decision about pid, made on src (runnable and util_est = util);
+        cost_ns: the decision's own time, -1 as the reader gives it for a kernel whose
+        eas_push does not record it."""
         self.add("push", t, cpu=src, pid=pid, src_cpu=src, dst_cpu=dst, trigger=trigger, why=why,
                  outcome=outcome, util=util, runnable=util, util_est=util, capacity=capacity,
-                 uclamp_max=uclamp_max)
+                 uclamp_max=uclamp_max, cost_ns=cost_ns)
 
     def marker(self, t, pid, thread, kind, loop=0, phase=0):
         """An rt-app "[thread] begins/end loop L phase P" marker (kind begin/end)."""
@@ -185,6 +188,18 @@ def symbolic(field, names):
     return f"__print_symbolic(REC->{field}, {pairs})"
 
 
+# eas:eas_push's fields as Part B's kernel records them (TraceDat.event()'s form), and
+# the cost_ns it gained later, which older kernels' formats lack.
+PUSH_FIELDS = [("char comm[16]", "16s"), ("pid_t pid", "i"), ("int src_cpu", "i"),
+               ("int dst_cpu", "i"), ("int trigger", "i"), ("int why", "i"),
+               ("int outcome", "i"), ("unsigned long util", "Q"),
+               ("unsigned long runnable", "Q"), ("unsigned long util_est", "Q"),
+               ("unsigned long capacity", "Q"), ("unsigned long uclamp_max", "Q")]
+PUSH_COST = ("u64 cost_ns", "Q")
+# Its enum fields and the series' lists that name their values.
+PUSH_ENUMS = {field: lst for (event, field), lst in ENUMS.items() if event == "eas_push"}
+
+
 class TraceDat:
     """A trace.dat (file format 6, see trace-cmd.dat.v6(5)) with the events a test
     declares and records it adds, laid out as a 64-bit little-endian kernel's ring
@@ -208,6 +223,7 @@ class TraceDat:
 
     def __init__(self, ncpus):
         self.events = {}    # name -> (system, id, struct format, format text)
+        self.fields = {}    # name -> its field names, in order
         self.records = [[] for _ in range(ncpus)]
         self.losses = [[] for _ in range(ncpus)]
 
@@ -222,6 +238,34 @@ class TraceDat:
         text = f"name: {name}\nID: {eid}\nformat:\n{''.join(lines)}\nprint fmt: {print_fmt}\n"
         code = "<" + "".join(c for _, c in self.COMMON + fields)
         self.events[name] = (system, eid, code, text)
+        self.fields[name] = [decl.split()[-1].split("[")[0] for decl, _ in fields]
+
+    def push_event(self, cost_ns=True):
+        """Declare eas:eas_push as Part B's kernel records it (PUSH_FIELDS, trigger, why
+        and outcome printed by the series' names), with its cost_ns field, or without
+        it (cost_ns False) as a kernel from before it."""
+        fields = PUSH_FIELDS + [PUSH_COST] * bool(cost_ns)
+        enums = [symbolic(f, kernel_reasons(lst)) for f, lst in PUSH_ENUMS.items()]
+        fmt = ('"comm=%s pid=%d src_cpu=%d dst_cpu=%d trigger=%s why=%s outcome=%s util=%lu '
+               'runnable=%lu util_est=%lu capacity=%lu uclamp_max=%lu'
+               + " cost_ns=%llu" * bool(cost_ns) + '", REC->comm, REC->pid, REC->src_cpu, '
+               'REC->dst_cpu, ' + ", ".join(enums) + ", REC->util, REC->runnable, "
+               "REC->util_est, REC->capacity, REC->uclamp_max" + ", REC->cost_ns" * bool(cost_ns))
+        self.event("eas", "eas_push", fields, fmt)
+
+    def push(self, cpu, ts, pid, src, dst, trigger, why, outcome, util=0, runnable=0,
+             util_est=0, capacity=0, uclamp_max=1024, cost_ns=0, comm="task"):
+        """An eas_push record at ts ns on cpu (the deciding CPU), written by pid about
+        itself; trigger, why and outcome a value or the series' name of one; cost_ns
+        when the format declared (push_event()) has the field, else it must stay 0."""
+        enums = [kernel_reasons(lst).index(v) if isinstance(v, str) else v
+                 for v, lst in zip((trigger, why, outcome), PUSH_ENUMS.values())]
+        values = [comm, pid, src, dst, *enums, util, runnable, util_est, capacity, uclamp_max]
+        if "cost_ns" in self.fields["eas_push"]:
+            values.append(cost_ns)
+        elif cost_ns:
+            raise ValueError("this trace's eas_push has no cost_ns (push_event(cost_ns=False))")
+        self.add(cpu, ts, pid, "eas_push", *values)
 
     def add(self, cpu, ts, pid, name, *values):
         """A record of event name at ts ns on cpu, written by pid."""

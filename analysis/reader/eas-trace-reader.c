@@ -28,6 +28,10 @@
  * symbols table lists every name of those tables, so that the analysis counts
  * a reason that never occurred as 0 without a list of its own.
  *
+ * A field that a kernel gained later (eas_push's cost_ns) is optional in its
+ * handler: a trace whose format lacks it still has the column, -1 in every
+ * row; any other missing field means an unexpected format and is an error.
+ *
  * Reading records and fields through libtraceevent avoids re-parsing the text
  * of `trace-cmd report`, and lets this run faster than that command does.
  */
@@ -68,7 +72,7 @@ struct column {
 	enum col_type type;
 };
 
-#define MAX_COLUMNS 13
+#define MAX_COLUMNS 14
 
 struct table {
 	const char *name;
@@ -113,10 +117,13 @@ static struct table tables[T_NR] = {
 		.doc = "eas_push: fair push decisions; trigger putback|tick, why none|"
 		       "stuck_capacity|stuck_uclamp|overutilized_idle, outcome pushed|"
 		       "no_better_cpu|not_allowed|rate_limited|raced; dst_cpu -1 when no CPU "
-		       "was chosen",
+		       "was chosen; cost_ns: the decision's own time (lock hand-over, energy "
+		       "search, checks; not the move) on the sched clock of the deciding CPU "
+		       "(cpu), -1 when the trace's kernel does not record it",
 		.col = { INT("ts"), INT("cpu"), INT("pid"), INT("src_cpu"), INT("dst_cpu"),
 			 NAME("trigger"), NAME("why"), NAME("outcome"), INT("util"),
-			 INT("runnable"), INT("util_est"), INT("capacity"), INT("uclamp_max") } },
+			 INT("runnable"), INT("util_est"), INT("capacity"), INT("uclamp_max"),
+			 INT("cost_ns") } },
 	[T_EXIT] = { .name = "exit", .doc = "sched_process_exit",
 		.col = { INT("ts"), INT("pid") } },
 	[T_PELT_SE] = { .name = "pelt_se", .doc = "eas_pelt_se: a task's PELT util",
@@ -161,6 +168,8 @@ static struct table tables[T_NR] = {
 #define MAX_FIELDS 12
 /* Up to this many of them are written by name (see struct handler). */
 #define MAX_SYMBOLIC 3
+/* Up to this many of them may be absent from the trace's format. */
+#define MAX_OPTIONAL 2
 
 struct handler;
 typedef void (*handler_fn)(struct handler *h, struct tep_record *rec);
@@ -184,8 +193,11 @@ struct handler {
 	bool rec_cpu;			/* on_fields(): the record's CPU after ts */
 	const char *symbolic[MAX_SYMBOLIC];	/* fields written by name: strings
 					 * or enums printed with __print_symbolic() */
+	const char *optional[MAX_OPTIONAL];	/* on_fields() fields an older
+					 * kernel's format lacks: -1 in their
+					 * (integer) column then */
 	struct tep_event *event;
-	struct tep_format_field *field[MAX_FIELDS];
+	struct tep_format_field *field[MAX_FIELDS];	/* NULL: an absent optional one */
 	bool sym[MAX_FIELDS];		/* fields[i] is one of symbolic[] */
 	struct symbols names[MAX_FIELDS];	/* their names, if not strings */
 	unsigned long count;
@@ -604,7 +616,8 @@ static void on_migrate(struct handler *h, struct tep_record *rec)
  * Tables that are the event's fields in order, after the timestamp and, for a
  * handler with rec_cpu, the CPU that recorded the event (check_handlers()
  * holds them to their table's columns).  String fields and the names of a
- * symbolic field must be identifiers (no comma).
+ * symbolic field must be identifiers (no comma).  An optional field the
+ * trace's format lacks is -1.
  */
 static void on_fields(struct handler *h, struct tep_record *rec)
 {
@@ -614,8 +627,10 @@ static void on_fields(struct handler *h, struct tep_record *rec)
 	put_int(h->table, rec->ts);
 	if (h->rec_cpu)
 		put_int(h->table, rec->cpu);
-	for (i = 0; i < MAX_FIELDS && h->field[i]; i++) {
-		if (h->sym[i] || h->field[i]->flags & TEP_FIELD_IS_STRING)
+	for (i = 0; i < MAX_FIELDS && h->fields[i]; i++) {
+		if (!h->field[i])
+			put_int(h->table, -1);
+		else if (h->sym[i] || h->field[i]->flags & TEP_FIELD_IS_STRING)
 			put_str(h->table, text(h, i, rec, buf, sizeof(buf)));
 		else if (h->field[i]->flags & TEP_FIELD_IS_SIGNED)
 			put_int(h->table, snum(h, i, rec));
@@ -688,9 +703,9 @@ static struct handler handlers[] = {
 	  on_fields, .table = T_DECISION, .rec_cpu = true, .symbolic = { "reason" } },
 	{ "eas", "eas_push",
 	  { "pid", "src_cpu", "dst_cpu", "trigger", "why", "outcome", "util", "runnable",
-	    "util_est", "capacity", "uclamp_max" },
+	    "util_est", "capacity", "uclamp_max", "cost_ns" },
 	  on_fields, .table = T_PUSH, .rec_cpu = true,
-	  .symbolic = { "trigger", "why", "outcome" } },
+	  .symbolic = { "trigger", "why", "outcome" }, .optional = { "cost_ns" } },
 	{ "eas", "eas_pelt_se", { "pid", "cpu", "util" }, on_fields, .table = T_PELT_SE },
 	{ "eas", "eas_pelt_cfs", { "cpu", "util" }, on_fields, .table = T_PELT_CFS },
 	{ "eas", "eas_util_est_se", { "pid", "cpu", "util_est", "util" }, on_fields,
@@ -708,11 +723,23 @@ static struct handler handlers[] = {
 
 #define NR_HANDLERS (sizeof(handlers) / sizeof(handlers[0]))
 
+/* Whether name is one of the first n entries of list (up to a NULL). */
+static bool listed(const char *const *list, int n, const char *name)
+{
+	int k;
+
+	for (k = 0; k < n && list[k]; k++)
+		if (!strcmp(list[k], name))
+			return true;
+	return false;
+}
+
 /*
  * The columns' count of every table, and that of each on_fields() handler's
  * values: ts, the CPU if rec_cpu, then its fields, a string where the column
  * holds one (a symbolic field, or a string one, which is not known before an
- * event is bound) and an integer elsewhere.
+ * event is bound) and an integer elsewhere.  Optional fields are on_fields()
+ * ones that fill an integer column (with -1 when absent), and not symbolic.
  */
 static void check_handlers(void)
 {
@@ -727,18 +754,28 @@ static void check_handlers(void)
 		struct table *t = &tables[h->table];
 		int n = 1 + h->rec_cpu;
 
-		if (h->fn != on_fields)
+		if (h->fn != on_fields) {
+			if (h->optional[0])
+				die("internal error: %s has optional fields but is not on_fields()",
+				    h->name);
 			continue;
+		}
 		for (j = 0; j < MAX_FIELDS && h->fields[j]; j++, n++) {
-			bool sym = false;
-			int k;
+			bool sym = listed(h->symbolic, MAX_SYMBOLIC, h->fields[j]);
+			bool opt = listed(h->optional, MAX_OPTIONAL, h->fields[j]);
 
-			for (k = 0; k < MAX_SYMBOLIC && h->symbolic[k]; k++)
-				sym |= !strcmp(h->fields[j], h->symbolic[k]);
 			if (n < t->nr_cols && sym && t->col[n].type == COL_INT)
 				die("internal error: %s's field %s fills integer column %s of table %s",
 				    h->name, h->fields[j], t->col[n].name, t->name);
+			if (n < t->nr_cols && opt && (sym || t->col[n].type != COL_INT))
+				die("internal error: %s's optional field %s must fill integer "
+				    "column %s of table %s unnamed", h->name, h->fields[j],
+				    t->col[n].name, t->name);
 		}
+		for (j = 0; j < MAX_OPTIONAL && h->optional[j]; j++)
+			if (!listed(h->fields, MAX_FIELDS, h->optional[j]))
+				die("internal error: %s's optional %s is none of its fields",
+				    h->name, h->optional[j]);
 		if (n != t->nr_cols)
 			die("internal error: %s writes %d values into table %s of %d columns",
 			    h->name, n, t->name, t->nr_cols);
@@ -861,14 +898,13 @@ static void bind_handlers(struct tracecmd_input *handle)
 		if (!h->event)
 			continue;
 		for (j = 0; j < MAX_FIELDS && h->fields[j]; j++) {
-			int k;
-
 			h->field[j] = tep_find_any_field(h->event, h->fields[j]);
+			if (!h->field[j] && listed(h->optional, MAX_OPTIONAL, h->fields[j]))
+				continue;	/* an older kernel's format: -1 */
 			if (!h->field[j])
 				die("event %s:%s has no field '%s' (unexpected kernel format)",
 				    h->system, h->name, h->fields[j]);
-			for (k = 0; k < MAX_SYMBOLIC && h->symbolic[k]; k++)
-				h->sym[j] |= !strcmp(h->fields[j], h->symbolic[k]);
+			h->sym[j] = listed(h->symbolic, MAX_SYMBOLIC, h->fields[j]);
 			if (h->sym[j] && !(h->field[j]->flags & TEP_FIELD_IS_STRING))
 				bind_symbols(h, j);
 		}

@@ -10,11 +10,11 @@ not capped. The window is [1000, 1200) ms.
   CPU2 (P): 200 1000-1050, 201 1050-1100, 200 1100-1200 (each preempted, still runnable)
   CPU3 (P): 300 1000-1020
   wakeups (new): 200, 201 -> CPU2, 202 -> CPU0, 300 -> CPU3, all at 1000
-  push decisions (src, dst, trigger, why, outcome):
-    1050.5 200 2 -1 putback stuck_uclamp no_better_cpu
-    1100.5 201 2 -1 putback stuck_uclamp rate_limited
-    1150   201 2  1 tick    stuck_uclamp pushed
-    1160   202 0 -1 tick    stuck_capacity raced
+  push decisions (src, dst, trigger, why, outcome, cost_ns):
+    1050.5 200 2 -1 putback stuck_uclamp no_better_cpu 1000
+    1100.5 201 2 -1 putback stuck_uclamp rate_limited  2000
+    1150   201 2  1 tick    stuck_uclamp pushed        3000
+    1160   202 0 -1 tick    stuck_capacity raced       4000
     and two left out: 202 at 990 (before the window), kthread 7 at 1120
 """
 import json
@@ -46,12 +46,16 @@ def capped_run(tmp_path, name="capped", untraced=(), c_keys=None):
     t.run(0, 202, 1000, 1200)
     t.run(3, 300, 1000, 1020)
     if "eas_push" not in untraced:
-        t.push(990, 202, 0, -1, "tick", "stuck_uclamp", "no_better_cpu")
-        t.push(1050.5, 200, 2, -1, "putback", "stuck_uclamp", "no_better_cpu", 1024, 1024, 100)
-        t.push(1100.5, 201, 2, -1, "putback", "stuck_uclamp", "rate_limited", 1024, 1024, 100)
-        t.push(1120, 7, 0, 1, "putback", "stuck_capacity", "pushed")
-        t.push(1150, 201, 2, 1, "tick", "stuck_uclamp", "pushed", 1024, 1024, 100)
-        t.push(1160, 202, 0, -1, "tick", "stuck_capacity", "raced", 700, 600, 100)
+        t.push(990, 202, 0, -1, "tick", "stuck_uclamp", "no_better_cpu", cost_ns=500)
+        t.push(1050.5, 200, 2, -1, "putback", "stuck_uclamp", "no_better_cpu", 1024, 1024, 100,
+               cost_ns=1000)
+        t.push(1100.5, 201, 2, -1, "putback", "stuck_uclamp", "rate_limited", 1024, 1024, 100,
+               cost_ns=2000)
+        t.push(1120, 7, 0, 1, "putback", "stuck_capacity", "pushed", cost_ns=8000)
+        t.push(1150, 201, 2, 1, "tick", "stuck_uclamp", "pushed", 1024, 1024, 100,
+               cost_ns=3000)
+        t.push(1160, 202, 0, -1, "tick", "stuck_capacity", "raced", 700, 600, 100,
+               cost_ns=4000)
     d = make_run(str(tmp_path / name), t, {"c": 3, "u": 1}, PLATFORM, {},
                  comms={200: "c", 201: "c", 202: "c", 300: "u"}, untraced=untraced,
                  keys={"c": {"util_max": 100, **(c_keys or {})}})
@@ -67,9 +71,15 @@ def fixture_metrics(tmp_path_factory):
 def test_push_decisions_counted(metrics):
     # The four decisions about profile threads in the window; 202's at 990 and the
     # kthread's are left out. Every outcome, why and trigger the kernel names is listed.
-    # Window 1000-1200 ms: 4 decisions in 0.2 s, for the one push move.
+    # Window 1000-1200 ms: 4 decisions in 0.2 s, for the one push move. Their time:
+    # 10 us, 6 on CPU2 and 4 on CPU0, of busy CPU time CPU0 200 ms, CPU1 50, CPU2 200,
+    # CPU3 20: 470 ms.
     assert metrics["push"] == {
         "decisions": 4, "decisions_per_s": 20.0, "decisions_per_move": 4.0,
+        "cpu_ns": 10000, "cpu_ns_per_decision": 2500.0,
+        "cpu_share": pytest.approx(10000 / 470e6),
+        "cpu_share_by_cpu": {"0": pytest.approx(4000 / 200e6), "1": 0.0,
+                             "2": pytest.approx(6000 / 200e6), "3": 0.0},
         "by_outcome": {"pushed": 1, "no_better_cpu": 1, "not_allowed": 0, "rate_limited": 1,
                        "raced": 1},
         "by_why": {"none": 0, "stuck_capacity": 1, "stuck_uclamp": 3, "overutilized_idle": 0},
@@ -85,6 +95,9 @@ def test_push_decisions_counted(metrics):
     assert (t201["decisions"], t201["by_outcome"]["pushed"], t201["by_outcome"]["rate_limited"],
             t201["moves"]) == (2, 1, 1, 1)
     assert (t300["decisions"], t300["moves"], sum(t300["by_outcome"].values())) == (0, 0, 0)
+    # A thread's decision time, without shares; none for u, whose kernel records it.
+    assert [(t["cpu_ns"], t["cpu_ns_per_decision"], t["cpu_share"], t["cpu_share_by_cpu"])
+            for t in (t201, t300)] == [(5000, 2500.0, None, None), (0, None, None, None)]
 
 
 def test_capped_placement(metrics):

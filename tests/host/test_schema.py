@@ -52,10 +52,12 @@ def fixture_traces(tmp_path_factory):
     return {"stuck-hog": unpacked(FIXTURE, tmp_path_factory),
             "spare-tie": unpacked(SPARE_TIE_FIXTURE, tmp_path_factory),
             "enum-reasons": enum_reasons_trace(str(d / "enum.dat")),
-            "push": push_trace(str(d / "push.dat"))}
+            "push": push_trace(str(d / "push.dat")),
+            "push-no-cost": push_trace(str(d / "push-no-cost.dat"), cost=False)}
 
 
-@pytest.mark.parametrize("name", ["stuck-hog", "spare-tie", "enum-reasons", "push"])
+@pytest.mark.parametrize("name", ["stuck-hog", "spare-tie", "enum-reasons", "push",
+                                  "push-no-cost"])
 def test_binary_tables_are_the_csv_ones(name, traces, schema, tmp_path):
     """Every table in the schema's columns, in both formats, with the same values:
     the CSV read as the analysis read it before the binary tables."""
@@ -94,7 +96,7 @@ def test_synthetic_runs_are_in_the_schema(schema, tmp_path):
     t.migrate(0.6, 100, 1, 0, "wakeup")
     t.util(1, 100, 0, 50)
     t.util_est(1, 100, 0, 40, 50)
-    t.push(1, 100, 0, 1, "tick", "stuck_capacity", "pushed")
+    t.push(1, 100, 0, 1, "tick", "stuck_capacity", "pushed", cost_ns=1500)
     t.marker(1, 100, 0, "begin")
     t.delayed(1, 100, 0)
     t.decision(1, 100, 0, 1, "spare_tie")
@@ -102,7 +104,7 @@ def test_synthetic_runs_are_in_the_schema(schema, tmp_path):
     loaded = tables.load(tables.extract(d))
     assert {k: list(v.columns) for k, v in loaded.items()} == tables.columns(schema)
     assert loaded["comm"].to_dict("records") == [{"pid": 100, "comm": 'a, "b"'}]
-    assert loaded["push"]["outcome"].tolist() == ["pushed"]
+    assert loaded["push"][["outcome", "cost_ns"]].values.tolist() == [["pushed", 1500]]
     t.add("switch", 3, cpu=0, prev_pid=0, prev_state=0, next_pid=100, next_comm="a")
     with pytest.raises(ValueError, match="the reader's are"):
         make_run(str(tmp_path / "bad"), t, {"a": 1}, "e:2:600", {})

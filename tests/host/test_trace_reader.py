@@ -16,7 +16,7 @@ import subprocess
 import pytest
 
 from conftest import BUILD, TOP, run
-from easlab.synthetic_run import TraceDat, kernel_reasons, symbolic
+from easlab.synthetic_run import PUSH_FIELDS, TraceDat, kernel_reasons, symbolic
 
 FIXTURE = os.path.join(TOP, "tests", "fixtures", "stuck-hog.trace.dat.gz")
 READER = os.path.join(BUILD, "analysis", "eas-trace-reader")
@@ -235,25 +235,17 @@ def test_reader_reads_symbolic_reasons(source, tmp_path_factory):
 PUSH_TRIGGERS = kernel_reasons("SCHED_PUSH_TRIGGERS")
 PUSH_WHYS = kernel_reasons("SCHED_PUSH_WHYS")
 PUSH_OUTCOMES = kernel_reasons("SCHED_PUSH_OUTCOMES")
-PUSH_EVENT = [("char comm[16]", "16s"), ("pid_t pid", "i"), ("int src_cpu", "i"),
-              ("int dst_cpu", "i"), ("int trigger", "i"), ("int why", "i"), ("int outcome", "i"),
-              ("unsigned long util", "Q"), ("unsigned long runnable", "Q"),
-              ("unsigned long util_est", "Q"), ("unsigned long capacity", "Q"),
-              ("unsigned long uclamp_max", "Q")]
 
 
-def push_trace(path):
+def push_trace(path, cost=True):
     """eas_push as Part B's kernel records it, its symbolic fields named by the
     series' lists: a decision for every outcome (pid 500 + value,
-    alternating triggers and CPUs, why cycling, dst_cpu -1 but for "pushed") and one
-    value past each table; and a placement decision by the EAS_FEWER_RUNNABLE rule."""
+    alternating triggers and CPUs, why cycling, dst_cpu -1 but for "pushed", cost_ns
+    1000 x (value + 1)) and one value past each table (cost_ns 7); and a placement
+    decision by the EAS_FEWER_RUNNABLE rule. cost False: a kernel's eas_push from
+    before it recorded cost_ns."""
     t = TraceDat(2)
-    t.event("eas", "eas_push", PUSH_EVENT,
-            '"comm=%s pid=%d src_cpu=%d dst_cpu=%d trigger=%s why=%s outcome=%s util=%lu '
-            'runnable=%lu util_est=%lu capacity=%lu uclamp_max=%lu", REC->comm, REC->pid, '
-            'REC->src_cpu, REC->dst_cpu, ' + symbolic("trigger", PUSH_TRIGGERS) + ", "
-            + symbolic("why", PUSH_WHYS) + ", " + symbolic("outcome", PUSH_OUTCOMES)
-            + ", REC->util, REC->runnable, REC->util_est, REC->capacity, REC->uclamp_max")
+    t.push_event(cost_ns=cost)
     t.event("eas", "eas_placement_decision", REASON_EVENT,
             '"comm=%s pid=%d src_cpu=%d dst_cpu=%d reason=%s", REC->comm, REC->pid, '
             'REC->src_cpu, REC->dst_cpu, '
@@ -261,26 +253,35 @@ def push_trace(path):
     us = 1000
     for value in range(len(PUSH_OUTCOMES)):
         cpu = value % 2
-        t.add(cpu, (value + 1) * 1000 * us, 500 + value, "eas_push", "hog", 500 + value, cpu,
-              4 if value == 0 else -1, value % 2, value % 4, value, 1000 + value, 1100, 900,
-              600, 100)
-    t.add(0, 10_000 * us, 599, "eas_push", "odd", 599, 0, -1, 2, 4, 5, 1, 2, 3, 4, 5)
+        t.push(cpu, (value + 1) * 1000 * us, 500 + value, cpu, 4 if value == 0 else -1,
+               value % 2, value % 4, value, 1000 + value, 1100, 900, 600, 100,
+               cost_ns=1000 * (value + 1) if cost else 0, comm="hog")
+    t.push(0, 10_000 * us, 599, 0, -1, 2, 4, 5, 1, 2, 3, 4, 5, cost_ns=7 if cost else 0,
+           comm="odd")
     t.add(1, 11_000 * us, 600, "eas_placement_decision", "tie", 600, 2, 3, 2)
     return t.write(path)
 
 
-def test_reader_reads_push_decisions(tmp_path_factory):
-    trace = push_trace(str(tmp_path_factory.mktemp("push") / "trace.dat"))
+@pytest.mark.parametrize("cost", [True, False], ids=["cost_ns", "no-cost_ns"])
+def test_reader_reads_push_decisions(cost, tmp_path_factory):
+    """Every field, cost_ns too; a kernel whose eas_push lacks cost_ns is read with the
+    column all -1."""
+    trace = push_trace(str(tmp_path_factory.mktemp("push") / "trace.dat"), cost)
     tables = read_tables(trace, tmp_path_factory)
     cols = ("ts", "cpu", "pid", "src_cpu", "dst_cpu", "trigger", "why", "outcome", "util",
-            "runnable", "util_est", "capacity", "uclamp_max")
+            "runnable", "util_est", "capacity", "uclamp_max", "cost_ns")
+    assert tuple(tables["push"][0]) == cols
     rows = [tuple(r[c] for c in cols) for r in tables["push"]]
     want = [(str((v + 1) * 1_000_000), str(v % 2), str(500 + v), str(v % 2),
              "4" if v == 0 else "-1", PUSH_TRIGGERS[v % 2], PUSH_WHYS[v % 4], PUSH_OUTCOMES[v],
-             str(1000 + v), "1100", "900", "600", "100") for v in range(len(PUSH_OUTCOMES))]
+             str(1000 + v), "1100", "900", "600", "100", str(1000 * (v + 1)) if cost else "-1")
+            for v in range(len(PUSH_OUTCOMES))]
     want.append(("10000000", "0", "599", "0", "-1", "trigger_2", "why_4", "outcome_5",
-                 "1", "2", "3", "4", "5"))
+                 "1", "2", "3", "4", "5", "7" if cost else "-1"))
     assert rows == want
+    if cost:
+        costs = re.findall(r"eas_push:.* cost_ns=(\d+)", reported_text(trace))
+        assert costs == [r[-1] for r in rows]
     # trace-cmd names the same values; it prints one past a table in hex.
     line = re.compile(r"eas_push:\s+comm=\S+ pid=(\d+) src_cpu=\d+ dst_cpu=-?\d+ trigger=(\S+) "
                       r"why=(\S+) outcome=(\S+) ")
@@ -300,3 +301,17 @@ def test_reader_reads_push_decisions(tmp_path_factory):
     assert sorted(symbols) == sorted(want)
     meta = {row["key"]: int(row["value"]) for row in tables["meta"]}
     assert (meta["events.eas_push"], meta["events.eas_migrate_reason"]) == (6, -1)
+
+
+def test_reader_refuses_a_push_format_without_a_field_it_needs(tmp_path):
+    """Only cost_ns is optional: an eas_push without another of its fields is a format
+    the reader does not know, refused in one line."""
+    t = TraceDat(1)
+    fields = [f for f in PUSH_FIELDS if f[0] != "unsigned long uclamp_max"]
+    t.event("eas", "eas_push", fields, '"pid=%d", REC->pid')
+    t.add(0, 1_000_000, 500, "eas_push", "hog", 500, 0, -1, 0, 0, 0, 1, 2, 3, 4)
+    out = tmp_path / "out"
+    out.mkdir()
+    r = run([READER, t.write(str(tmp_path / "trace.dat")), str(out)], timeout=60)
+    assert r.returncode == 1 and r.stderr == ("eas-trace-reader: error: event eas:eas_push has "
+                                              "no field 'uclamp_max' (unexpected kernel format)\n")
