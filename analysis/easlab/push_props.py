@@ -149,8 +149,8 @@ def capped_placement(run_dir, comm, settle_ns=SETTLE_NS, grace_ns=0, from_phase=
     intervals outside overutilized: (start, end, cpu, pids)), 'free_ns' (the
     window's time counted as not overutilized), 'p_stretches' ((pid, cpu, start,
     end, updates): a settled thread on one P-core while not overutilized, with its
-    load updates running there, running_updates()), 'pile_stretches' ((cpu, start,
-    end, pids, updates): a pile while not overutilized, with the most load updates
+    load updates running there, running_updates()), 'pile_stretches' ((pids, cpu,
+    start, end, updates), shaped like p_stretches: a pile while not overutilized, with the most load updates
     one of its threads made running there), 'max_p_updates', 'max_pile_updates'}.
     The updates count what the CPU did (ticks), not guest time. With grace_ns, "not overutilized"
     also leaves out grace_ns after each overutilized stretch: the time a push gets
@@ -238,8 +238,8 @@ def capped_placement(run_dir, comm, settle_ns=SETTLE_NS, grace_ns=0, from_phase=
         for k0, k1 in runs(pile[:, c] & ~in_ou):
             a, b = int(times[k0]), int(times[k1] + dur[k1])
             there = sorted({p for i, p in enumerate(pids) if (on[k0:k1 + 1, i] == c).any()})
-            pile_stretches.append((c, a, b, there, max(running_updates(t, p, c, a, b)
-                                                         for p in there)))
+            pile_stretches.append((tuple(there), c, a, b,
+                                   max(running_updates(t, p, c, a, b) for p in there)))
     ou_ns = int((ou_raw[1] - ou_raw[0]).sum())
     return {"settled_on_p_ns_not_ou": on_p_nou, "free_ns": int(t1 - t0 - (ou_e - ou_s).sum()),
             "window": (t0, t1), "threads": len(pids), "run_ns": run_ns, "p_ns": p_ns,
