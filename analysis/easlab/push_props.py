@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 
 from contract.paths import READER, TOP
+from easan.push import is_push_reason
 # sched_switch prev_state of a task switched out still runnable: R, R+ (preempted).
 RUNNABLE_STATES = (0, 256)
 SETTLE_NS = 50_000_000
@@ -137,7 +138,19 @@ def merged(starts, ends, extend=0):
     return np.array(out_s, np.int64), np.array(out_e, np.int64)
 
 
-def capped_placement(run_dir, comm, settle_ns=SETTLE_NS, grace_ns=0, from_phase=0):
+def placed_at(t, pid):
+    """The sorted times pid was placed anew: its wakeups (sched_waking, delayed requeues
+    included) and the push's moves of it."""
+    w = t["wakeup"]
+    m = t["migrate"]
+    times = np.concatenate([w[(w["pid"] == pid) & (w["kind"] == "waking")]["ts"].to_numpy(np.int64),
+                            m[(m["pid"] == pid) & m["reason"].map(is_push_reason)]["ts"]
+                            .to_numpy(np.int64)])
+    return np.sort(times)
+
+
+def capped_placement(run_dir, comm, settle_ns=SETTLE_NS, grace_ns=0, from_phase=0,
+                     hold_ns=0):
     """The placement of the threads named comm (see the module's docstring):
     {'window': (t0, t1), 'threads': n, 'run_ns', 'p_ns' (whole window, from each
     thread's start), 'settled_run_ns', 'settled_p_ns', 'settled_p_ns_not_ou' (run
@@ -156,7 +169,10 @@ def capped_placement(run_dir, comm, settle_ns=SETTLE_NS, grace_ns=0, from_phase=
     also leaves out grace_ns after each overutilized stretch: the time a push gets
     to act on what load balance did meanwhile once the flag clears. With from_phase,
     a thread settles settle_ns after it began that phase of its profile (rt-app's
-    begin marker), not after its first run."""
+    begin marker), not after its first run. With hold_ns, a thread is not settled
+    either for hold_ns after each time it was placed anew (placed_at()): the time the
+    push leaves a task to the placement that woke or moved it (the stretches and piles
+    only; the shares keep settle_ns alone)."""
     t = tables(run_dir)
     caps = capacities(run_dir)
     ncpu = max(caps) + 1
@@ -194,13 +210,20 @@ def capped_placement(run_dir, comm, settle_ns=SETTLE_NS, grace_ns=0, from_phase=
 
     # Piles, on the times where anything changes.
     pos = {p: where(t, p) for p in pids}
+    placed = {p: placed_at(t, p) for p in pids} if hold_ns else {}
     cuts = [np.array([t0], np.int64)] + [ts for ts, _ in pos.values()] + \
-        [np.array([first[p] + settle_ns for p in pids], np.int64), ou_s, ou_e]
+        [np.array([first[p] + settle_ns for p in pids], np.int64), ou_s, ou_e] + \
+        [w + hold_ns for w in placed.values()]
     times = np.unique(np.concatenate(cuts))
     times = times[(times >= t0) & (times < t1)]
     dur = np.diff(np.append(times, t1))
     on = np.stack([step_at(*pos[p], times) for p in pids], axis=1)
     settled = times[:, None] >= np.array([first[p] + settle_ns for p in pids])[None, :]
+    for i, p in enumerate(pids):
+        w = placed.get(p)
+        if w is not None and len(w):
+            k = np.searchsorted(w, times, side="right") - 1
+            settled[:, i] &= ~((k >= 0) & (times - w[np.maximum(k, 0)] < hold_ns))
     holds = np.zeros((len(times), ncpu), int)
     piled = np.zeros((len(times), ncpu), int)
     for i in range(len(pids)):
