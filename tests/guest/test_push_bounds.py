@@ -86,6 +86,12 @@ last it ends).
 # the lone task, and a load balance in an overutilized stretch that split the four 2/2
 # 216 ms after their affinity widened, which nothing undid. So (5) says that the push
 # does not pile them, and (3) that the push is at work at all.
+# On the reworked series (0001-0043, kernel commit 9938b19cc052), 2026-12-06, one run of
+# this module with tests/guest/test_push.py, all passed: (1) 0 decisions (82 put-backs,
+# not overutilized 94 %); (2) 0 stopper runs preempting the task, 2 putback decisions;
+# (3) 45 decisions for 16 moves, 2.8 a move, push CPU time 0.09 % of busy time (269 us a
+# decision under TCG), most load updates on a P-core 2, in a pile 2; (4) 0 decisions,
+# overutilized 98 %; (5) 2/2 at the end and for 100 % of the settled time.
 import math
 import os
 
