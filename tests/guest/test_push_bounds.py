@@ -185,6 +185,15 @@ def ran_on(t, pid, t0, t1):
             for c in sorted(mine["cpu"].unique())}
 
 
+def one_thread(folder, comm):
+    """(tables, pid, t0, t1, seconds) of a run whose profile has one thread named comm,
+    over the analysis window."""
+    t = pp.tables(folder)
+    (pid,) = pp.threads(t, comm)
+    t0, t1 = window(t)
+    return t, pid, t0, t1, (t1 - t0) / 1e9
+
+
 def ou_share(t, t0, t1):
     return pp.overlap(*pp.overutilized(t, t0, t1), t0, t1) / (t1 - t0)
 
@@ -197,10 +206,7 @@ def periodic(tmp_path_factory):
 
 
 def test_periodic_capped_task_is_left_to_wakeup_placement(periodic):
-    t = pp.tables(periodic)
-    (pid,) = pp.threads(t, "capped")
-    t0, t1 = window(t)
-    seconds = (t1 - t0) / 1e9
+    t, pid, t0, t1, seconds = one_thread(periodic, "capped")
     push = decisions(t, t0, t1, [pid])
     tick = push[push["trigger"] == "tick"]
     putback = push[push["trigger"] == "putback"]
@@ -228,10 +234,7 @@ def lone(tmp_path_factory):
 
 
 def test_lone_capped_task_on_its_best_cpu_is_left_alone(lone):
-    t = pp.tables(lone)
-    (pid,) = pp.threads(t, "capped")
-    t0, t1 = window(t)
-    seconds = (t1 - t0) / 1e9
+    t, pid, t0, t1, seconds = one_thread(lone, "capped")
     where = ran_on(t, pid, t0, t1)
     stops = stopper_runs(t, t0, t1)
     there = {c: n for c, n in stops.items() if c in where}
