@@ -29,13 +29,17 @@ def guest_run(profile, kernel="patched", runs=None, kconfig="default", **env):
     return r.stdout.strip().splitlines()[-1]
 
 
-def analysed(profile, runs, **env):
-    """Replay rt-app-profiles/PROFILE.json (guest_run), run the analysis on it; its metrics."""
-    run_dir = guest_run(f"{TOP}/rt-app-profiles/{profile}.json", runs=runs, **env)
+def report_metrics(run_dir):
+    """analysis/report's metrics of one run folder."""
     rep = run([f"{TOP}/analysis/report", run_dir], timeout=300)
     assert rep.returncode == 0, rep.stderr
     with open(os.path.join(run_dir, "analysis", "report", "metrics.json"), encoding="utf-8") as f:
         return json.load(f)["runs"][0]
+
+
+def analysed(profile, runs, **env):
+    """Replay rt-app-profiles/PROFILE.json (guest_run), run the analysis on it; its metrics."""
+    return report_metrics(guest_run(f"{TOP}/rt-app-profiles/{profile}.json", runs=runs, **env))
 
 
 @pytest.fixture

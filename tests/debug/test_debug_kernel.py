@@ -9,7 +9,8 @@ import os
 import re
 
 import faithful_follow
-from conftest import TOP, analysed, guest_run
+from conftest import TOP, analysed, guest_run, report_metrics
+from easlab import push_props as pp
 
 from easan.fidelity import read_faithful_stats
 
@@ -115,11 +116,35 @@ def test_spare_tie_on_debug_kernel(tmp_path):
     assert m["placement_decisions"].get("spare_tie", 0) >= 1, m["placement_decisions"]
 
 
+# rt-mix's three SCHED_FIFO tasks loop 200 times (10 ms periods). Under TCG an idle
+# vCPU's timer interrupt can come tens of ms late: in one replay in four on
+# 2026-12-06 (CI and three reruns) each woke 32-39 times instead of 72-117, one at a
+# time, never two runnable on one CPU, so no RT push or pull could happen. Such a
+# replay does not exercise the profile and is made again, once: the rule reads the
+# RT tasks' activations, not the moves the test judges.
+RT_ACTIVATIONS_MIN = 50
+
+
+def rt_activations(folder):
+    """The fewest switch-ins of one of rt-mix's RT threads."""
+    t = pp.tables(folder)
+    sw = t["switch"]
+    return min(int((sw["next_pid"] == p).sum()) for p in pp.threads(t, "rt"))
+
+
 def test_every_move_has_a_reason_on_debug_kernel(tmp_path):
     """RT push and pull, affinity, balance and wakeup moves: the kernel names each
     (set_task_cpu() takes the reason and WARNs without one on this kernel, which
     fails the run), and the analysis finds no move of a profile thread without one."""
-    m = analysed("rt-mix", tmp_path, kconfig="debug")
+    for attempt in (1, 2):
+        folder = guest_run(f"{TOP}/rt-app-profiles/rt-mix.json", runs=tmp_path / str(attempt),
+                           kconfig="debug")
+        woke = rt_activations(folder)
+        print(f"replay {attempt}: the RT threads woke {woke} times at least")
+        if woke >= RT_ACTIVATIONS_MIN:
+            break
+    assert woke >= RT_ACTIVATIONS_MIN, "the RT threads' timers came late in both replays"
+    m = report_metrics(folder)
     reasons = m["migrations"]["by_reason"]
     assert m["unknown_moves"] == 0, reasons
     assert "affinity" in reasons, reasons

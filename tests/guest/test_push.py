@@ -39,14 +39,13 @@ EAS_PUSH_OWN_COST off, push-on.sh on), each replay a run folder of its own; base
     throttled.
 """
 import glob
-import json
 import os
 
 import numpy as np
 import pytest
 
 from easlab import push_props as pp
-from conftest import TOP, guest_run, run
+from conftest import TOP, guest_run, report_metrics
 
 PROFILES = os.path.join(TOP, "rt-app-profiles")
 SETUPS = os.path.join(TOP, "guest", "vm", "setups")
@@ -90,12 +89,7 @@ def boot(tmp_path_factory, profile, kernel, *names):
     return replays(folder) if names else folder
 
 
-def metrics(folder):
-    """analysis/report's metrics of one run folder."""
-    r = run([os.path.join(TOP, "analysis", "report"), folder], timeout=300)
-    assert r.returncode == 0, r.stderr
-    with open(os.path.join(folder, "analysis", "report", "metrics.json"), encoding="utf-8") as f:
-        return json.load(f)["runs"][0]
+metrics = report_metrics
 
 
 def ms(ns):
