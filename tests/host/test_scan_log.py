@@ -124,3 +124,26 @@ def test_crash_of_an_unreadable_log_is_an_error(tmp_path):
     r = run([SCAN, "--crash", str(tmp_path / "missing.log")])
     assert r.returncode == 2
     assert "cannot read" in r.stderr
+
+
+# The oops of a CI run of 2026-12-06: an int3 trap in __schedule at the sched_switch
+# tracepoint's static call, whose Code: line shows e8 (call) back where the int3 was.
+INT3 = """[   18.348276] Oops: int3: 0000 [#1] PREEMPT SMP
+[   18.348917] RIP: 0010:__schedule+0x3c4/0x5ca
+[   18.349480] Code: 05 b9 91 cd 7e 48 8b 05 0a 06 5d 00 48 85 c0 74 1d 31 f6 48 89 da e8 <6c> db d9 ff 65 ff 0d
+"""
+
+
+@pytest.mark.parametrize("text, stale", [
+    (CLEAN + INT3, True),
+    # The breakpoint is still in memory: a kernel that left one there, not QEMU.
+    (CLEAN + INT3.replace("48 89 da e8 <6c>", "48 89 da cc <6c>"), False),
+    # The first oops is another one.
+    (CLEAN + DIVIDE_ERROR + INT3, False),
+    (CLEAN, False),
+])
+def test_stale_int3_is_told_from_a_real_one(tmp_path, text, stale):
+    log = tmp_path / "console.log"
+    log.write_text(text)
+    r = run([SCAN, "--stale-int3", str(log)])
+    assert r.returncode == (0 if stale else 1), r.stderr
