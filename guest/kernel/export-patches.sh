@@ -17,7 +17,6 @@ if [ "$(sort <<<"$new")" != "$listed" ]; then
 	info "format-patch made: $(echo "$new" | tr '\n' ' ')"
 	die "patches/series does not list exactly these files; update it, then run again"
 fi
-# The cover letter (0000-cover-letter.patch) is written by hand and kept.
-find "$TOP/patches" -maxdepth 1 -name '*.patch' ! -name '0000-cover-letter.patch' -delete
+rm -f "$TOP"/patches/*.patch
 cp "$tmp"/*.patch "$TOP/patches/"
 info "wrote $(wc -l <<<"$new") patch(es) to $TOP/patches"
