@@ -115,8 +115,9 @@ static struct table tables[T_NR] = {
 			 NAME("reason") } },
 	[T_PUSH] = { .name = "push",
 		.doc = "eas_push: fair push decisions; trigger putback|tick, why none|"
-		       "stuck_capacity|stuck_uclamp|overutilized_idle, outcome pushed|"
-		       "no_better_cpu|not_allowed|rate_limited|raced; dst_cpu -1 when no CPU "
+		       "stuck_capacity|stuck_uclamp|overutilized_idle (older kernels), "
+		       "outcome pushed|no_better_cpu|not_allowed|rate_limited (older "
+		       "kernels)|raced; dst_cpu -1 when no CPU "
 		       "was chosen; cost_ns: the decision's own time (lock hand-over, energy "
 		       "search, checks; not the move) on the sched clock of the deciding CPU "
 		       "(cpu), -1 when the trace's kernel does not record it",

@@ -12,7 +12,7 @@ EAS_PUSH_OWN_COST off, push-on.sh on), each replay a run folder of its own; base
     capacity holds none of them, while the root domain is not overutilized (while
     it is, load balance places tasks, not the push: the share is printed), past the
     first tick or put-back of that CPU once 32 ms have passed since a wakeup or push
-    placed it (patch 0035); base and push off keep some on P-cores
+    placed it (patch 0027); base and push off keep some on P-cores
     (shares printed). "Past the first tick" is counted in the thread's own load
     updates there, not in guest time: a vCPU that the host leaves unscheduled (six
     vCPUs on two cores) processes no tick for tens of ms of guest time.
@@ -58,13 +58,14 @@ TICKS = 2
 # them adds a put-back and a set-next update without a tick: one run of 2026-12-05
 # showed a thread pulled onto a P-core while overutilized make 3 updates there (8.6
 # ms) after the flag cleared before the tick push took it off. Push off: 26 and 52.
-# Since patch 0035 the push leaves a thread alone for HOLD_NS after a wakeup or a push
-# placed it, so threads that the start barrier wakes together onto one P-core become
+# Since patch 0027's hold the push leaves a thread alone for HOLD_NS after a wakeup or a
+# push placed it, so threads that the start barrier wakes together onto one P-core become
 # eligible together and leave one per put-back; a thread that waited behind its peers
-# runs off its EEVDF lag before its first put-back: a run of 2026-12-06 (0043) showed
-# one 12 ms run, 4 updates, then the push at that put-back. One update more for it.
+# runs off its EEVDF lag before its first put-back: a run of 2026-12-06 (v2 before the
+# fold, 0001-0043) showed one 12 ms run, 4 updates, then the push at that put-back. One
+# update more for it.
 CAPPED_UPDATES = TICKS + 2
-# patch 0035's hold (FAIR_PUSH_RETRY_MS): not a stretch the push is answerable for.
+# patch 0027's hold (FAIR_PUSH_RETRY_MS): not a stretch the push is answerable for.
 HOLD_NS = 32_000_000
 E_CAPACITY, P_CAPACITY = 600, 1024
 

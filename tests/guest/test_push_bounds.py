@@ -41,9 +41,10 @@ last it ends).
     window). While it is, load balance places tasks, not the push (defect 2: every
     preempted uncapped task qualified, with a walk of the stale nohz idle mask and
     a move of the most cache-hot task): no eas_push decision with why
-    overutilized_idle in the window, and no decision with outcome pushed inside an
-    overutilized stretch (eas_overutilized, push_props.overutilized()). Decisions,
-    decisions per second and push.cpu_share (when recorded) printed.
+    overutilized_idle (a name only older kernels report) in the window, and no
+    decision with outcome pushed inside an overutilized stretch (eas_overutilized,
+    push_props.overutilized()). Decisions, decisions per second and push.cpu_share
+    (when recorded) printed.
 (5) push-unequal-p on PLATFORM=e:4:600,p:1:1024,p:1:1008 (P-cores of 1024 and 1008, as
     favoured cores differ on real parts): four CPU-bound tasks capped at util_max 512
     allowed on CPU 5 only, then on CPUs 4-5. The spread rule must treat the two
@@ -86,9 +87,10 @@ last it ends).
 # the lone task, and a load balance in an overutilized stretch that split the four 2/2
 # 216 ms after their affinity widened, which nothing undid. So (5) says that the push
 # does not pile them, and (3) that the push is at work at all.
-# On the reworked series (0001-0043, kernel commit 9938b19cc052), 2026-12-06, one run of
-# this module with tests/guest/test_push.py, all passed: (1) 0 decisions (82 put-backs,
-# not overutilized 94 %); (2) 0 stopper runs preempting the task, 2 putback decisions;
+# On the reworked series (v2 before the fold, 0001-0043, kernel commit 9938b19cc052),
+# 2026-12-06, one run of this module with tests/guest/test_push.py, all passed: (1) 0
+# decisions (82 put-backs, not overutilized 94 %); (2) 0 stopper runs preempting the
+# task, 2 putback decisions;
 # (3) 45 decisions for 16 moves, 2.8 a move, push CPU time 0.09 % of busy time (269 us a
 # decision under TCG), most load updates on a P-core 2, in a pile 2; (4) 0 decisions,
 # overutilized 98 %; (5) 2/2 at the end and for 100 % of the settled time.

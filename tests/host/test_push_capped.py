@@ -12,7 +12,7 @@ not capped. The window is [1000, 1200) ms.
   wakeups (new): 200, 201 -> CPU2, 202 -> CPU0, 300 -> CPU3, all at 1000
   push decisions (src, dst, trigger, why, outcome, cost_ns):
     1050.5 200 2 -1 putback stuck_uclamp no_better_cpu 1000
-    1100.5 201 2 -1 putback stuck_uclamp rate_limited  2000
+    1100.5 201 2  3 putback stuck_uclamp not_allowed   2000
     1150   201 2  1 tick    stuck_uclamp pushed        3000
     1160   202 0 -1 tick    stuck_capacity raced       4000
     and two left out: 202 at 990 (before the window), kthread 7 at 1120
@@ -27,7 +27,7 @@ from easlab.synthetic_run import MS, Trace, make_run, write_em
 
 PLATFORM = "e:2:600,p:2:1024"
 E_EM, P_EM = (600, [104, 105, 106, 107]), (1024, [130, 131, 132, 133])
-OUTCOMES = ("pushed", "no_better_cpu", "not_allowed", "rate_limited", "raced")
+OUTCOMES = ("pushed", "no_better_cpu", "not_allowed", "raced")
 
 
 def capped_run(tmp_path, name="capped", untraced=(), c_keys=None):
@@ -49,7 +49,7 @@ def capped_run(tmp_path, name="capped", untraced=(), c_keys=None):
         t.push(990, 202, 0, -1, "tick", "stuck_uclamp", "no_better_cpu", cost_ns=500)
         t.push(1050.5, 200, 2, -1, "putback", "stuck_uclamp", "no_better_cpu", 1024, 1024, 100,
                cost_ns=1000)
-        t.push(1100.5, 201, 2, -1, "putback", "stuck_uclamp", "rate_limited", 1024, 1024, 100,
+        t.push(1100.5, 201, 2, 3, "putback", "stuck_uclamp", "not_allowed", 1024, 1024, 100,
                cost_ns=2000)
         t.push(1120, 7, 0, 1, "putback", "stuck_capacity", "pushed", cost_ns=8000)
         t.push(1150, 201, 2, 1, "tick", "stuck_uclamp", "pushed", 1024, 1024, 100,
@@ -80,19 +80,16 @@ def test_push_decisions_counted(metrics):
         "cpu_share": pytest.approx(10000 / 470e6),
         "cpu_share_by_cpu": {"0": pytest.approx(4000 / 200e6), "1": 0.0,
                              "2": pytest.approx(6000 / 200e6), "3": 0.0},
-        "by_outcome": {"pushed": 1, "no_better_cpu": 1, "not_allowed": 0, "rate_limited": 1,
-                       "raced": 1},
-        "by_why": {"none": 0, "stuck_capacity": 1, "stuck_uclamp": 3, "overutilized_idle": 0},
+        "by_outcome": {"pushed": 1, "no_better_cpu": 1, "not_allowed": 1, "raced": 1},
+        "by_why": {"none": 0, "stuck_capacity": 1, "stuck_uclamp": 3},
         "by_trigger": {"putback": 2, "tick": 2},
         "by_trigger_outcome": {
-            "putback": {"pushed": 0, "no_better_cpu": 1, "not_allowed": 0, "rate_limited": 1,
-                        "raced": 0},
-            "tick": {"pushed": 1, "no_better_cpu": 0, "not_allowed": 0, "rate_limited": 0,
-                     "raced": 1}},
+            "putback": {"pushed": 0, "no_better_cpu": 1, "not_allowed": 1, "raced": 0},
+            "tick": {"pushed": 1, "no_better_cpu": 0, "not_allowed": 0, "raced": 1}},
         "moves": 1, "moves_by_reason": {"fair_push": 0, "fair_push_tick": 1}}
     assert metrics["migrations"]["by_cause"] == {"push": 1}
     t201, t300 = metrics["tasks"]["201"]["push"], metrics["tasks"]["300"]["push"]
-    assert (t201["decisions"], t201["by_outcome"]["pushed"], t201["by_outcome"]["rate_limited"],
+    assert (t201["decisions"], t201["by_outcome"]["pushed"], t201["by_outcome"]["not_allowed"],
             t201["moves"]) == (2, 1, 1, 1)
     assert (t300["decisions"], t300["moves"], sum(t300["by_outcome"].values())) == (0, 0, 0)
     # A thread's decision time, without shares; none for u, whose kernel records it.
@@ -160,14 +157,13 @@ def test_push_not_traced_and_ab_rows(tmp_path):
         m = json.load(f)["runs"][0]
     assert m["push"] is None and m["tasks"]["201"]["push"] is None
     rows = rows_of(out)
-    want = {"pushed": 1, "no_better_cpu": 1, "not_allowed": 0, "rate_limited": 1, "raced": 1}
+    want = {"pushed": 1, "no_better_cpu": 1, "not_allowed": 1, "raced": 1}
     assert {o: (rows[f"push decisions: {o}"]["n_a"], rows[f"push decisions: {o}"]["b"])
             for o in OUTCOMES} == {o: (0, n) for o, n in want.items()}
     assert [n for n in rows if n.startswith("push decisions")] == \
         ["push decisions"] + [f"push decisions: {o}" for o in OUTCOMES] + \
         ["push decisions by trigger: putback", "push decisions by trigger: tick"] + \
-        [f"push decisions by why: {w}" for w in ("none", "stuck_capacity", "stuck_uclamp",
-                                                  "overutilized_idle")] + \
+        [f"push decisions by why: {w}" for w in ("none", "stuck_capacity", "stuck_uclamp")] + \
         ["push decisions per move", "push decisions per second"]
     # The capped tasks' figures are the same on both sides.
     p = rows["capped tasks: run time on P-cores"]
@@ -175,7 +171,7 @@ def test_push_not_traced_and_ab_rows(tmp_path):
     text = read_text(out, "report.md")
     assert "Push decisions: not traced by this kernel." in text
     assert "| push decision outcome | putback | tick | all |" in text
-    assert "| rate_limited | 1 | 0 | 1 |" in text and "| all | 2 | 2 | 4 |" in text
+    assert "| not_allowed | 1 | 0 | 1 |" in text and "| all | 2 | 2 | 4 |" in text
     assert "Moves by push: 1, fair_push: 0, fair_push_tick: 1. Decisions per move: 4.0." in text
     assert ("Capped tasks (3 threads with util_max 100): 44.4% of their run time on P-cores, "
             "33.3% from 50 ms after each one's first run; 150.00 ms with two or more on one CPU "
