@@ -254,9 +254,10 @@ def push_trace(path, cost=True):
     for value in range(len(PUSH_OUTCOMES)):
         cpu = value % 2
         t.push(cpu, (value + 1) * 1000 * us, 500 + value, cpu, 4 if value == 0 else -1,
-               value % 2, value % 4, value, 1000 + value, 1100, 900, 600, 100,
+               value % 2, value % len(PUSH_WHYS), value, 1000 + value, 1100, 900, 600, 100,
                cost_ns=1000 * (value + 1) if cost else 0, comm="hog")
-    t.push(0, 10_000 * us, 599, 0, -1, 2, 4, 5, 1, 2, 3, 4, 5, cost_ns=7 if cost else 0,
+    t.push(0, 10_000 * us, 599, 0, -1, len(PUSH_TRIGGERS), len(PUSH_WHYS), len(PUSH_OUTCOMES),
+           1, 2, 3, 4, 5, cost_ns=7 if cost else 0,
            comm="odd")
     t.add(1, 11_000 * us, 600, "eas_placement_decision", "tie", 600, 2, 3, 2)
     return t.write(path)
@@ -273,10 +274,12 @@ def test_reader_reads_push_decisions(cost, tmp_path_factory):
     assert tuple(tables["push"][0]) == cols
     rows = [tuple(r[c] for c in cols) for r in tables["push"]]
     want = [(str((v + 1) * 1_000_000), str(v % 2), str(500 + v), str(v % 2),
-             "4" if v == 0 else "-1", PUSH_TRIGGERS[v % 2], PUSH_WHYS[v % 4], PUSH_OUTCOMES[v],
+             "4" if v == 0 else "-1", PUSH_TRIGGERS[v % 2], PUSH_WHYS[v % len(PUSH_WHYS)],
+             PUSH_OUTCOMES[v],
              str(1000 + v), "1100", "900", "600", "100", str(1000 * (v + 1)) if cost else "-1")
             for v in range(len(PUSH_OUTCOMES))]
-    want.append(("10000000", "0", "599", "0", "-1", "trigger_2", "why_4", "outcome_5",
+    want.append(("10000000", "0", "599", "0", "-1", f"trigger_{len(PUSH_TRIGGERS)}",
+                 f"why_{len(PUSH_WHYS)}", f"outcome_{len(PUSH_OUTCOMES)}",
                  "1", "2", "3", "4", "5", "7" if cost else "-1"))
     assert rows == want
     if cost:
@@ -300,7 +303,8 @@ def test_reader_reads_push_decisions(cost, tmp_path_factory):
              for v, n in enumerate(names)]
     assert sorted(symbols) == sorted(want)
     meta = {row["key"]: int(row["value"]) for row in tables["meta"]}
-    assert (meta["events.eas_push"], meta["events.eas_migrate_reason"]) == (6, -1)
+    assert (meta["events.eas_push"], meta["events.eas_migrate_reason"]) == \
+        (len(PUSH_OUTCOMES) + 1, -1)
 
 
 def test_reader_refuses_a_push_format_without_a_field_it_needs(tmp_path):
