@@ -10,9 +10,13 @@ last it ends).
 (1) push-periodic-capped: a periodic task (5 ms every 20 ms) capped at util_max 128,
     free to move, preempted by periodic co-runners pinned to the E-cores. Periodic
     tasks are the wakeup path's business (defect 1: every wakeup wipes the failure
-    memo, and "stuck" cannot tell them from CPU-bound ones): over the window, 0
-    eas_push decisions with trigger tick about it, and at most ceil(window / 32 ms)
-    with trigger putback (one per memo span, FAIR_PUSH_RETRY_MS, PELT's half-life).
+    memo, and "stuck" cannot tell them from CPU-bound ones): over the window, no
+    eas_push decision with trigger tick about it less than the hold after it was
+    last placed (woken, or moved by the push; the hold counts 8 jiffies, so at
+    least 28 ms pass), and at most ceil(window / 32 ms) with trigger putback (one
+    per memo span, FAIR_PUSH_RETRY_MS, PELT's half-life). A tick decision after an
+    activation that lasted the hold is the push's to make: the task did not sleep
+    for 32 ms (see HOLD_MIN_NS).
     Checked first: the co-runners did preempt it (put-backs happened) and the root
     domain was not overutilized for a quarter of the window at least (the push is
     off while it is, so the claim would be empty).
@@ -111,6 +115,17 @@ E_CPUS = {0, 1, 2, 3}
 # FAIR_PUSH_RETRY_MS: how long a failed try is remembered (PELT's half-life); the most a
 # task that the push cannot help should cost is one put-back decision per span.
 MEMO_NS = 32_000_000
+# (1) The least guest time the hold lasts: FAIR_PUSH_RETRY_MS in jiffies (8 at HZ=250),
+# the first of them partly gone when the wakeup stamped it. Written after a CI run
+# (stop 26) made 4 tick decisions about the periodic task, all stuck_uclamp/pushed, where
+# this test asked for none: the task had not slept for the hold. Reproduced here under
+# one host busy loop (2026-12-06, v3, series ec7ff52586614844): 2 tick decisions, 40.2
+# and 30.5 ms after its last wakeup, the task having run 34 ms without sleeping, and
+# waited 14 ms then run 16 ms. rt-app's timer catches up after an activation that
+# started late by running the missed ones back to back, and a vCPU the host does not
+# run delays the start: to the kernel the task is CPU-bound for that while. What the
+# push promises, and this test judges, is that no tick decision comes inside the hold.
+HOLD_MIN_NS = MEMO_NS - 1_000_000_000 // pp.hz()
 # (1) The co-runners must preempt the capped task for the put-back bound to mean
 # anything: a co-runner wakes every 7 ms on each E-core, after the capped task's slice
 # (2.25 ms on six CPUs) in roughly 40 % of its activations (50 a second); at least one
@@ -187,6 +202,15 @@ def ran_on(t, pid, t0, t1):
             for c in sorted(mine["cpu"].unique())}
 
 
+def since_placed(t, pid, times):
+    """For each time, how long before it pid was last placed (pp.placed_at()); a time
+    before its first placement counts from the start of the trace."""
+    placed = pp.placed_at(t, pid)
+    times = np.asarray(times, dtype=np.int64)
+    i = np.searchsorted(placed, times, side="right") - 1
+    return times - np.where(i >= 0, placed[np.maximum(i, 0)], 0)
+
+
 def one_thread(folder, comm):
     """(tables, pid, t0, t1, seconds) of a run whose profile has one thread named comm,
     over the analysis window."""
@@ -216,15 +240,18 @@ def test_periodic_capped_task_is_left_to_wakeup_placement(periodic):
     preempted = put_backs(t, pid, t0, t1)
     free = 1 - ou_share(t, t0, t1)
     stops = stopper_runs(t, t0, t1)
+    awake = since_placed(t, pid, tick["ts"])
     print(f"periodic capped: {len(push)} decisions in {seconds:.2f} s "
-          f"({len(push) / seconds:.1f}/s): {len(tick)} tick, {len(putback)} putback "
-          f"(bound {bound}); {breakdown(push)}; "
+          f"({len(push) / seconds:.1f}/s): {len(tick)} tick "
+          f"({[round(a / 1e6, 1) for a in awake]} ms after it was last placed), "
+          f"{len(putback)} putback (bound {bound}); {breakdown(push)}; "
           f"{preempted} put-backs; root domain not overutilized {free:.0%} of the window; "
           f"stopper runs {sum(stops.values()) / seconds:.1f}/s {stops}; ran on (ms) "
           f"{ran_on(t, pid, t0, t1)}")
     assert preempted >= (t1 - t0) // PUTBACK_FLOOR_NS, "the co-runners did not preempt it"
     assert free >= FREE_SHARE_MIN, "overutilized most of the window: the push had no say"
-    assert len(tick) == 0, breakdown(tick)
+    early = awake[awake < HOLD_MIN_NS]
+    assert len(early) == 0, [round(a / 1e6, 1) for a in early]
     assert len(putback) <= bound, breakdown(putback)
 
 
