@@ -141,6 +141,23 @@ static int process_gone(pid_t pid)
 	return p && p[1] == ' ' && (p[2] == 'Z' || p[2] == 'X');
 }
 
+/*
+ * Whether pid is gone or goes within half a second: a QEMU being killed loses
+ * its threads one by one, so a vCPU thread may be gone before the process
+ * reads as exited (a timeout's kill made the sampler report a lost vCPU).
+ */
+static int process_going(pid_t pid)
+{
+	int i;
+
+	for (i = 0; i < 50; i++) {
+		if (process_gone(pid))
+			return 1;
+		nap(10000000);
+	}
+	return 0;
+}
+
 /* The vCPU threads of pid, by index; their count. */
 static int find_vcpus(pid_t pid, struct vcpu *v)
 {
@@ -319,7 +336,8 @@ int main(int argc, char **argv)
 				unsigned long long run, wait;
 
 				if (read_schedstat(v[i].fd, &run, &wait)) {
-					why = process_gone(pid) ? "qemu exited" : "a vCPU thread is gone";
+					why = process_going(pid) ? "qemu exited" :
+						"a vCPU thread is gone";
 					break;
 				}
 				len += snprintf(line + len, sizeof(line) - len, "\t%llu\t%llu", run, wait);
