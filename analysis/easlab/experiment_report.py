@@ -63,9 +63,11 @@ def busy_steals(m):
 
 
 def steal_summary(exp, by):
-    """[{profile, group, runs, measured, busy_vcpus, median, max}]: per profile and
-    group, the steal of busy vCPUs over all its runs (every run, distorted or not):
-    median and max; measured counts the runs whose steal the host measured."""
+    """[{profile, group, runs, measured, busy_vcpus, median, max, work, work_runs,
+    work_off}]: per profile and group, the steal of busy vCPUs over all its runs (every
+    run, distorted or not): median and max; measured counts the runs whose steal the
+    host measured. work: the median of the runs' work diagnostics (fidelity.work()),
+    work_runs how many had one, work_off how many of those were outside its band."""
     rows = []
     for p in exp.profiles:
         pname = exp.profile_name(p)
@@ -73,10 +75,15 @@ def steal_summary(exp, by):
             runs = by.get(pname, {}).get(g, [])
             values = [x for m in runs for x in busy_steals(m)]
             measured = sum((m.get("fidelity") or {}).get("source") == "host" for m in runs)
+            works = [w for w in (((m.get("fidelity") or {}).get("work") or {}) for m in runs)
+                     if w.get("median") is not None]
             rows.append({"profile": pname, "group": g, "runs": len(runs), "measured": measured,
                          "busy_vcpus": len(values),
                          "median": float(median(values)) if values else None,
-                         "max": max(values) if values else None})
+                         "max": max(values) if values else None,
+                         "work": float(median([w["median"] for w in works])) if works else None,
+                         "work_runs": len(works),
+                         "work_off": sum(bool(w.get("off_band")) for w in works)})
     return rows
 
 
@@ -144,12 +151,18 @@ def steal_section(rows):
            f"{fidelity.BUSY_SHARE:.0%} of the analysed window or more) waited for one, over "
            f"all its runs: a run with a busy vCPU above {fidelity.MAX_STEAL:.0%} is distorted "
            "(<code>analysis/easan/fidelity.py</code>). Runs without host samples are not "
-           "measured.</p>",
+           "measured. Work: the runs' median calibrated run time over the time taken, "
+           "for rt-app <code>run</code> activations never preempted (a diagnostic, "
+           f"outside {fidelity.MIN_WORK:.0%}-{fidelity.MAX_WORK:.0%} counted, not "
+           "dropped).</p>",
            "<table><tr><th>profile</th><th>group</th><th>runs measured</th>"
-           "<th>busy vCPUs</th><th>median steal</th><th>max steal</th></tr>"]
+           "<th>busy vCPUs</th><th>median steal</th><th>max steal</th>"
+           "<th>work (runs)</th><th>work off band</th></tr>"]
     out += [f"<tr><td>{_esc(r['profile'])}</td><td>{_esc(r['group'])}</td>"
             f"<td>{r['measured']} of {r['runs']}</td><td>{r['busy_vcpus']}</td>"
-            f"<td>{_pct(r['median'])}</td><td>{_pct(r['max'])}</td></tr>" for r in rows]
+            f"<td>{_pct(r['median'])}</td><td>{_pct(r['max'])}</td>"
+            f"<td>{_pct(r['work'])} ({r['work_runs']})</td><td>{r['work_off']}</td></tr>"
+            for r in rows]
     out.append("</table>")
     return out
 

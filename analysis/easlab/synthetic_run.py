@@ -20,6 +20,8 @@ from easan import tables as tables_mod
 from easlab import kernel_lists
 
 MS = 1_000_000
+# rt-app's calibration in synthetic logs: loops a full-speed CPU runs per us.
+SYNTH_LOOPS_PER_US = 2
 LOG_HEADER = ("# Policy : SCHED_OTHER priority : 0\n#idx     perf      run   period           start"
               "             end          rel_st      slack c_duration   c_period     wu_lat\n")
 
@@ -152,8 +154,10 @@ def write_run_files(run_dir, tasks, platform, logs, kernel="patched", record=Non
             f.write(LOG_HEADER)
             for i, (perf, run_us, start_ms, slack, *in_us) in enumerate(rows):
                 start = int(start_ms) if in_us else int(start_ms * 1000)
+                # c_duration: the run the loops were asked for, at the synthetic
+                # calibration of 2 loops/us (a full-speed CPU delivers it on time).
                 f.write(f"{thread} {perf} {run_us} 10000 {start} {start + run_us} {start} {slack}"
-                        f" 1000 10000 0\n")
+                        f" {round(perf / SYNTH_LOOPS_PER_US)} 10000 0\n")
 
 
 REPORT = os.path.join(TOP, "analysis", "report")

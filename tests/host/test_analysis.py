@@ -311,6 +311,9 @@ def test_slack_fidelity_and_verdict(metrics):
     assert metrics["fidelity"]["distorted"] is None
     assert metrics["fidelity"]["reason"] == "no host samples"
     assert metrics["fidelity"]["speed"]["per_cpu"] == {"0": 2.0, "1": 2.0, "2": 2.0}
+    # Every clean run took the time its loops were calibrated for (c_duration = perf / 2).
+    w = metrics["fidelity"]["work"]
+    assert (w["median"], w["off_band"]) == (1.0, False) and w["activations"] >= 5
     v = metrics["verdict"]
     assert v["verdict"] == "fail"
     assert [c["name"] for c in v["checks"] if not c["ok"]] == ["slack"]

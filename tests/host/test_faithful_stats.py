@@ -4,8 +4,8 @@ host's steal, tests/host/test_host_steal.py) with and without capacity-faithful 
 
 import pytest
 
-from easan.fidelity import (alternating_blocks, option_state, read_faithful_stats,
-                            read_flips, summary)
+from easan.fidelity import (alternating_blocks, option_state, read_faithful_stats, read_flips,
+                            summary, work)
 
 
 # /sys/kernel/debug/hybrid_sim/faithful_stats with the option on: E-cores 0-3 (CPU 3
@@ -147,3 +147,28 @@ def test_a_cpu_seen_twice_is_not_judged():
     f = summary(rows, 3)
     assert f["uneven"] is False
     assert f["per_cpu"] == {0: 2.0, 1: 2.0, 2: 0.5}
+
+
+# Rows (cpu, start, loops/us, c_duration / run) for the work diagnostic.
+def test_work_is_the_calibrated_run_time_over_the_time_taken():
+    # A host at half the calibration's speed: every 3 ms run took 6 ms.
+    half = [(2, 0, 1.0, 0.5)] * 5
+    w = work(half)
+    assert (w["median"], w["activations"], w["off_band"]) == (0.5, 5, True)
+    assert "delivered 50% of their calibrated work" in w["reason"]
+    # Capacity-faithful E-cores take 1024/600 of the time: what they promise.
+    e = [(0, 0, 1.171875, 600 / 1024)] * 4 + [(2, 0, 2.0, 1.0)] * 3
+    w = work(e, FAITHFUL)
+    assert w["median"] == pytest.approx(1.0) and w["off_band"] is False
+    # Without the option the same E-cores delivered 59 %: the median of seven.
+    assert work(e)["median"] == pytest.approx(600 / 1024)
+
+
+def test_work_band_edges_and_too_few_activations():
+    assert work([(2, 0, 2.0, 0.75)] * 5)["off_band"] is False
+    assert work([(2, 0, 2.0, 0.74)] * 5)["off_band"] is True
+    assert work([(2, 0, 2.0, 4 / 3)] * 5)["off_band"] is False
+    assert work([(2, 0, 2.0, 1.34)] * 5)["off_band"] is True
+    w = work([(2, 0, 2.0, 0.5)] * 4 + [(2, 0, 2.0)] * 3)
+    assert (w["median"], w["activations"], w["off_band"]) == (None, 4, None)
+    assert w["reason"] == "4 clean run activations, too few to judge the work delivered"

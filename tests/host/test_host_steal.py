@@ -291,6 +291,10 @@ def test_the_metrics_and_the_report_carry_the_host_steal(tmp_path):
             "(limit 25%)") in report
     assert "| CPU0 (busy) | 100.0% | 50.0% |" in report
     assert "| CPU1 | 5.0% | 0.0% |" in report
+    # Ten clean 10 ms runs of 20000 loops asked for 10 ms each: the work was on time.
+    assert f["work"]["median"] == 1.0 and f["work"]["activations"] == 10
+    assert ("Work diagnostic (not a verdict): run activations never preempted delivered 100% "
+            "of their calibrated work per unit of time (median of 10; band 75%-133%)") in report
     # The same run without the host file: not measured, the verdict not held back.
     os.remove(os.path.join(d, run_folder.HOST_VCPU))
     m = metrics_of(d)
@@ -328,20 +332,23 @@ def test_the_speed_diagnostic_leaves_out_preempted_and_runtime_activations(tmp_p
 def test_the_experiment_index_sums_up_steal_per_group():
     exp = SimpleNamespace(profiles=["p"], profile_name=lambda p: p, groups={"a": {}, "b": {}})
 
-    def m(busy, per_cpu, source="host"):
-        return {"fidelity": {"source": source, "busy_cpus": busy,
+    def m(busy, per_cpu, source="host", work=None):
+        w = {"median": work, "off_band": None if work is None else not 0.75 <= work <= 4 / 3}
+        return {"fidelity": {"source": source, "busy_cpus": busy, "work": w,
                              "per_cpu": {str(c): {"steal": s, "busy": 0.9} for c, s in per_cpu.items()}}}
-    by = {"p": {"a": [m([0, 1], {0: 0.1, 1: 0.3, 2: 0.9}), m([0], {0: 0.2})],
+    by = {"p": {"a": [m([0, 1], {0: 0.1, 1: 0.3, 2: 0.9}, work=0.5), m([0], {0: 0.2}, work=0.9)],
                 "b": [m([], {}, "not measured")]}}
     rows = experiment_report.steal_summary(exp, by)
     # a: busy vCPUs' steal 0.1, 0.3, 0.2 (CPU 2 of the first run is not busy).
+    # Work: runs at 0.5 (off the band) and 0.9, median 0.7.
     assert rows[0] == {"profile": "p", "group": "a", "runs": 2, "measured": 2, "busy_vcpus": 3,
-                       "median": pytest.approx(0.2), "max": pytest.approx(0.3)}
+                       "median": pytest.approx(0.2), "max": pytest.approx(0.3),
+                       "work": pytest.approx(0.7), "work_runs": 2, "work_off": 1}
     assert rows[1] == {"profile": "p", "group": "b", "runs": 1, "measured": 0, "busy_vcpus": 0,
-                       "median": None, "max": None}
+                       "median": None, "max": None, "work": None, "work_runs": 0, "work_off": 0}
     html = "\n".join(experiment_report.steal_section(rows))
-    assert "<td>2 of 2</td><td>3</td><td>20.0%</td><td>30.0%</td>" in html
-    assert "<td>0 of 1</td><td>0</td><td>n/a</td><td>n/a</td>" in html
+    assert "<td>2 of 2</td><td>3</td><td>20.0%</td><td>30.0%</td><td>70.0% (2)</td><td>1</td>" in html
+    assert "<td>0 of 1</td><td>0</td><td>n/a</td><td>n/a</td><td>n/a (0)</td><td>0</td>" in html
 
 
 # The shell side: the guest's markers, and the sampler against a fake QEMU.
