@@ -14,7 +14,8 @@ from .metric import missing
 from .tables import enum as tables_enum
 
 METRICS = (*migrations.METRICS, residency.RESIDENCY, residency.WORK, delayed.METRIC,
-           placement.METRIC, reaction.METRIC, latency.LATENCY, energy.METRIC,
+           placement.METRIC, reaction.METRIC, latency.LATENCY, latency.LATENCY_BY_TASK,
+           energy.METRIC,
            residency.OUTSIDE, push.METRIC, stopper.METRIC, capped.METRIC, latency.SLACK,
            fitness.METRIC,
            fidelity.METRIC)

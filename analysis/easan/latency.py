@@ -91,4 +91,14 @@ LATENCY = Metric(
     # Each run's percentile, averaged over a group's runs; bootstrap intervals.
     ab=(compare.Percentiles("wakeup latency p{p}", lambda r: r.data["latency"]["latency"],
                             PERCENTILES, pooled=False, unit="us", scale=1e-3),))
+def by_task(ctx):
+    """{profile task: summary() of its threads' wakeup latencies}: what a claim about one
+    task of a profile reads, whose pids change from run to run."""
+    lat = ctx.latencies
+    names = dict(zip(ctx.run.threads["pid"].astype(int), ctx.run.threads["task"]))
+    task = lat["pid"].astype(int).map(names)
+    return {name: summary(lat["latency"][task == name]) for name in sorted(set(names.values()))}, None
+
+
+LATENCY_BY_TASK = Metric("wakeup_latency_by_task_ns", by_task, EVENTS)
 SLACK = Metric("slack", lambda ctx: ({str(k): v for k, v in slack(ctx.run).items()}, None))

@@ -207,6 +207,10 @@ def test_wakeup_latency_percentiles(metrics):
     lat = metrics["wakeup_latency_ns"]
     assert (lat["n"], lat["p50"], lat["p95"], lat["p99"], lat["max"]) == (4, 2 * MS, 3 * MS, 3 * MS, 4 * MS)
     assert metrics["tasks"]["101"]["wakeup_latency_ns"]["max"] == 2 * MS
+    # By profile task: a's 1, 3, 4 ms (p50 = p99 = 3 ms, "lower"), b's 2 ms.
+    a, b = (metrics["wakeup_latency_by_task_ns"][k] for k in ("a", "b"))
+    assert (a["n"], a["p50"], a["p99"], a["max"]) == (3, 3 * MS, 3 * MS, 4 * MS)
+    assert (b["n"], b["p50"], b["max"]) == (1, 2 * MS, 2 * MS)
 
 
 def test_delayed_wakeups_counted(metrics):
