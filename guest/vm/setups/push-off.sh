@@ -1,8 +1,8 @@
 #!/bin/sh
 # SETUP snippet (sourced in the guest by guest/vm/jobs/profile.sh before the replay):
 # switch the patched kernel's fair push off: its five sched_feats FAIR_PUSH (push a
-# stuck task put back after preemption, or a waiting one to an idle CPU while the
-# root domain is overutilized), FAIR_PUSH_TICK (push a stuck task running alone,
+# stuck task put back after preemption; never while the root domain is
+# overutilized, load balance's time), FAIR_PUSH_TICK (push a stuck task running alone,
 # from the tick), EAS_FEWER_RUNNABLE (outside wakeup, among CPUs of one cost,
 # prefer the one with the fewest runnable tasks), EAS_CHEAPER_TIE (outside
 # wakeup, an equal-energy tie to the cheaper perf domain) and EAS_PUSH_OWN_COST (a
