@@ -13,7 +13,7 @@ last it ends).
     memo, and "stuck" cannot tell them from CPU-bound ones): over the window, no
     eas_push decision with trigger tick about it less than the hold after it was
     last placed (woken, or moved by the push; the hold counts 8 jiffies, of which
-    at least 24 ms of guest time pass, HOLD_MIN_NS), and at most
+    at least 8 ms of guest time pass when jiffies lag, HOLD_MIN_NS), and at most
     ceil(window / 32 ms) with trigger putback (one per memo span,
     FAIR_PUSH_RETRY_MS, PELT's half-life). A tick decision after an
     activation that lasted the hold is the push's to make: the task did not sleep
@@ -30,23 +30,23 @@ last it ends).
     judged: the guest's own shell commands (sched_exec() balancing an exec through
     the stopper of the exec-ing task's CPU) may come there, and have nothing to do
     with the push, whose tick push always preempts the task it moves.
-(3) capped-hogs (eight CPU-bound tasks capped at util_max 100): the push's cost and
-    its own CPU time. A search that found no better CPU answers for the CPU's tasks
-    for the memo's hold (patches 0027, 0035, 0036): no two put-back decisions about
-    the threads on one CPU that found no better CPU come less than HOLD_MIN_NS apart
-    with nothing between that ends the CPU's memo (a migration onto or off that CPU
-    other than a wakeup's, or a move by load balance anywhere, which may have emptied
-    a CPU), and the median of such gaps is at least TYPICAL_HOLD_NS when there are
-    GAPS_MIN of them (jiffies against guest time: see HOLD_MIN_NS). Decisions per push move (metrics.json push.decisions_per_move) are
-    printed; the claim of at most 5 is make experiments' (push-cost, ten runs a
-    group): see SEARCHES below. The push's CPU time (push.cpu_share: the kernel's
-    eas_push cost_ns summed over the window, over all CPUs' busy time there) is
-    recorded (not None: a trace without cost_ns fails), and at the replay's median
-    decision time under 0.5 % (TYPICAL below; the sum is push-cost's). And the
-    capped result holds: test_push.py's (a) run on this replay, with its bounds (no settled capped thread on a P-core or in a pile
-    beside a free CPU of the same capacity past CAPPED_UPDATES load updates while
-    the root domain is not overutilized, at least one push, at most 10 moves a
-    thread).
+(3) capped-hogs (eight CPU-bound tasks capped at util_max 100): the push's cost and its
+    own CPU time. A search that found no better CPU answers for the CPU's tasks for the
+    memo's hold (patches 0027, 0035, 0036): no two put-back decisions about the threads
+    on one CPU that found no better CPU come less than HOLD_MIN_NS apart with nothing
+    between that ends the CPU's memo (a migration onto or off that CPU other than a
+    wakeup's, or a move by load balance anywhere, which may have emptied a CPU), and the
+    median of such gaps is at least TYPICAL_HOLD_NS when there are GAPS_MIN of them
+    (jiffies against guest time: see HOLD_MIN_NS). Decisions per push move (metrics.json
+    push.decisions_per_move) are printed; the claim of at most 5 is make experiments'
+    (push-cost, ten runs a group): see SEARCHES below. The push's CPU time
+    (push.cpu_share: the kernel's eas_push cost_ns summed over the window, over all
+    CPUs' busy time there) is recorded (not None: a trace without cost_ns fails), and at
+    the replay's median decision time under 0.5 % (TYPICAL below; the sum is
+    push-cost's). And the capped result holds: test_push.py's (a) run on this replay,
+    with its bounds (no settled capped thread on a P-core or in a pile beside a free CPU
+    of the same capacity past CAPPED_UPDATES load updates while the root domain is not
+    overutilized, at least one push, at most 10 moves a thread).
 (4) push-overutilized: three uncapped hogs and a crowd of eight tasks woken in bursts
     through a barrier keep the root domain overutilized (checked: over half the
     window). While it is, load balance places tasks, not the push (defect 2: every
