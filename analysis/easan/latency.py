@@ -91,6 +91,8 @@ LATENCY = Metric(
     # Each run's percentile, averaged over a group's runs; bootstrap intervals.
     ab=(compare.Percentiles("wakeup latency p{p}", lambda r: r.data["latency"]["latency"],
                             PERCENTILES, pooled=False, unit="us", scale=1e-3),))
+
+
 def by_task(ctx):
     """{profile task: summary() of its threads' wakeup latencies}: what a claim about one
     task of a profile reads, whose pids change from run to run."""
