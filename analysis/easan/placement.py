@@ -7,8 +7,10 @@ spare_tie (EAS_SPARE_TIE: an equal-energy tie went to the CPU with the most spar
 capacity), fewer_runnable (EAS_FEWER_RUNNABLE: a CPU of the same cost with fewer
 runnable tasks), cheaper_tie (EAS_CHEAPER_TIE: a CPU of a cheaper perf domain on an
 equal-energy tie), own_cost (EAS_PUSH_OWN_COST: a pushed task charged its whole busy
-time, unclamped, moved where the clamped estimate would not have). A run lists the
-heuristics that fired.
+time, unclamped, moved where the clamped estimate would not have), slice_preempt and
+slice_wait (SLICE_AWARE_SELECT: no idle CPU fit a waking task of a short custom slice,
+and it went to a busy CPU where it preempts at once, or waits less, than on the wakeup
+target). A run lists the heuristics that fired.
 """
 from . import compare
 from .metric import Metric

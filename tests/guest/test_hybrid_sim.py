@@ -112,7 +112,8 @@ def test_kunit_suites_pass(patched_boot):
     assert r.returncode == 0, r.stdout[-3000:]
     assert re.search(r"Testing complete\. Ran \d+ tests: passed: \d+", r.stdout), r.stdout[-2000:]
     # Each suite of the series ran and passed.
-    for suite in ("hybrid_sim", "energy_model", "intel_pstate", "sched_fair_push"):
+    for suite in ("hybrid_sim", "energy_model", "intel_pstate", "sched_fair_push",
+                  "sched_fair_slice"):
         assert re.search(rf"\[PASSED\] {suite} =", r.stdout), (suite, r.stdout[-3000:])
 
 
