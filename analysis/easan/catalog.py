@@ -15,6 +15,7 @@ from .tables import enum as tables_enum
 
 METRICS = (*migrations.METRICS, residency.RESIDENCY, residency.WORK, delayed.METRIC,
            placement.METRIC, reaction.METRIC, latency.LATENCY, latency.LATENCY_BY_TASK,
+           latency.LATENCY_BY_PATH,
            energy.METRIC,
            residency.OUTSIDE, push.METRIC, stopper.METRIC, capped.METRIC, latency.SLACK,
            fitness.METRIC,

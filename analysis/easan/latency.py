@@ -103,4 +103,52 @@ def by_task(ctx):
 
 
 LATENCY_BY_TASK = Metric("wakeup_latency_by_task_ns", by_task, EVENTS)
+
+# How a wakeup found its CPU: the in-place requeue of a task whose dequeue was delayed
+# (no CPU selection at all), a placement heuristic of the patched kernel, or the
+# wakeup path's selection.
+PATHS = ("delayed", "heuristic", "selected")
+
+
+def _marked(lat, left, events):
+    """Boolean per wakeup of lat: an event of its pid in (left, ts] (left: the pid's
+    switch-in before that wakeup, so the events of the sleep that ended there)."""
+    if events is None or events.empty or lat.empty:
+        return np.zeros(len(lat), dtype=bool)
+    ev = events[["ts", "pid"]].rename(columns={"ts": "ev_ts"}).sort_values("ev_ts")
+    wk = pd.DataFrame({"ts": lat["ts"].to_numpy(np.int64), "pid": lat["pid"].to_numpy(),
+                       "left": left, "i": np.arange(len(lat))}).sort_values("ts")
+    # Each event belongs to the first wakeup of its pid at or after it.
+    owner = pd.merge_asof(ev, wk, left_on="ev_ts", right_on="ts", by="pid",
+                          direction="forward").dropna(subset=["i"])
+    owner = owner[owner["ev_ts"] > owner["left"]]
+    out = np.zeros(len(lat), dtype=bool)
+    out[owner["i"].astype(int).to_numpy()] = True
+    return out
+
+
+def by_path(ctx):
+    """{profile task: {path: summary()}} of its wakeup latencies by how the wakeup found
+    its CPU (PATHS): whether selection can shorten a wait depends on the path."""
+    lat, tables = ctx.latencies, ctx.run.tables
+    sw = tables["switch"]
+    ins = sw[sw["next_pid"].isin(ctx.run.pids)][["ts", "next_pid"]].rename(
+        columns={"ts": "in_ts", "next_pid": "pid"}).sort_values("in_ts")
+    wk = lat[["ts", "pid"]].reset_index(drop=True)
+    # The pid's last switch-in strictly before each wakeup (-1: none in the trace).
+    prior = pd.merge_asof(wk.assign(i=np.arange(len(wk))).sort_values("ts"), ins,
+                          left_on="ts", right_on="in_ts", by="pid", direction="backward",
+                          allow_exact_matches=False).sort_values("i")
+    left = prior["in_ts"].fillna(-1).to_numpy(np.int64)
+    delayed = _marked(wk, left, tables.get("delayed"))
+    heuristic = _marked(wk, left, tables.get("decision")) & ~delayed
+    path = np.where(delayed, "delayed", np.where(heuristic, "heuristic", "selected"))
+    names = dict(zip(ctx.run.threads["pid"].astype(int), ctx.run.threads["task"]))
+    task = wk["pid"].astype(int).map(names).to_numpy()
+    return {name: {p: summary(lat["latency"].to_numpy()[(task == name) & (path == p)])
+                   for p in PATHS} for name in sorted(set(names.values()))}, None
+
+
+LATENCY_BY_PATH = Metric("wakeup_latency_by_path_ns", by_path,
+                         EVENTS + ("eas_wakeup_delayed",))
 SLACK = Metric("slack", lambda ctx: ({str(k): v for k, v in slack(ctx.run).items()}, None))

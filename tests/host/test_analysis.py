@@ -30,11 +30,14 @@ E_COSTS, P_COSTS = [104, 105, 106, 107], [130, 131, 132, 133]
 
 
 def scenario(tmp_path, name="run-a", slack_a=(0, 0, -5, 0), pid_b=101, e_perf=20000,
-             record=None, tie=True, untraced=(), moves=()):
-    """moves: more (t, pid, src, dst, reason) migrations."""
+             record=None, tie=True, untraced=(), moves=(), delayed=()):
+    """moves: more (t, pid, src, dst, reason) migrations; delayed: more (t, pid, cpu)
+    delayed-dequeue wakeups."""
     t = Trace()
     for move in moves:
         t.migrate(*move)
+    for wake in delayed:
+        t.delayed(*wake)
     t.decision(990, 7, 2, 1, "spare_tie")
     t.run(1, 7, 990, 995)
     t.run(2, 7, 990, 995)
@@ -211,6 +214,25 @@ def test_wakeup_latency_percentiles(metrics):
     a, b = (metrics["wakeup_latency_by_task_ns"][k] for k in ("a", "b"))
     assert (a["n"], a["p50"], a["p99"], a["max"]) == (3, 3 * MS, 3 * MS, 4 * MS)
     assert (b["n"], b["p50"], b["max"]) == (1, 2 * MS, 2 * MS)
+
+
+def test_wakeup_latency_by_path(tmp_path, metrics):
+    # a: 1049 (1 ms) and 1156 (4 ms) selected, 1068 (3 ms) placed by spare_tie; b: 1118
+    # (2 ms) selected. a's delayed wakeup at 1195 has no wakeup after it: no path.
+    a, b = (metrics["wakeup_latency_by_path_ns"][k] for k in ("a", "b"))
+    assert (a["selected"]["n"], a["selected"]["p50"], a["selected"]["max"]) == (2, 1 * MS, 4 * MS)
+    assert (a["heuristic"]["n"], a["heuristic"]["max"]) == (1, 3 * MS)
+    assert a["delayed"]["n"] == 0 and a["delayed"]["p50"] is None
+    assert (b["selected"]["n"], b["delayed"]["n"], b["heuristic"]["n"]) == (1, 0, 0)
+    # Delayed requeues of b at 1117 (after its switch-in at 1000: its 1118 wakeup) and
+    # of a at 1049 (after a's switch-in at 1000) and 1067 (after 1050: the 1068 wakeup,
+    # whose spare_tie decision then does not count: no selection ran for it).
+    m = metrics_of(scenario(tmp_path, "paths", delayed=[(1117, 101, 0), (1049, 100, 0),
+                                                         (1067, 100, 0)]))
+    a, b = (m["wakeup_latency_by_path_ns"][k] for k in ("a", "b"))
+    assert (b["delayed"]["n"], b["delayed"]["max"], b["selected"]["n"]) == (1, 2 * MS, 0)
+    assert (a["delayed"]["n"], a["delayed"]["max"]) == (2, 3 * MS)
+    assert (a["selected"]["n"], a["heuristic"]["n"]) == (1, 0)
 
 
 def test_delayed_wakeups_counted(metrics):
