@@ -1,7 +1,7 @@
 """The debug kernel (lockdep, DEBUG_PREEMPT, DEBUG_ATOMIC_SLEEP) runs a profile, walks
 the cpufreq modes, makes the run-time changes (capacity, hotplug, scaling_max_freq),
-runs the capacity-faithful timers (also while capacities change) and the
-EAS_SPARE_TIE tie-break without a splat:
+runs the capacity-faithful timers (also while capacities change), the
+EAS_SPARE_TIE tie-break and SLICE_AWARE_SELECT without a splat:
 run.sh fails a run on any WARNING, BUG, lockdep report or RCU stall in the console,
 so a zero exit status is the check."""
 import json
@@ -114,6 +114,15 @@ def test_spare_tie_on_debug_kernel(tmp_path):
     m = analysed("many-small", tmp_path, kconfig="debug", CMDLINE="hybrid_em.layout=v0.21",
                  SETUP=os.path.join(TOP, "guest", "vm", "setups", "eas-spare-tie.sh"))
     assert m["placement_decisions"].get("spare_tie", 0) >= 1, m["placement_decisions"]
+
+
+def test_slice_aware_selection_on_debug_kernel(tmp_path):
+    """SLICE_AWARE_SELECT's lockless snapshots of other CPUs' runqueues, from the wakeup
+    path under RCU, on the two-CPU platform where no CPU is ever idle for the task."""
+    m = analysed("short-slice-hogs", tmp_path, kconfig="debug", PLATFORM="e:1:600,p:1:1024",
+                 CPUS="2")
+    decisions = m["placement_decisions"]
+    assert decisions.get("slice_preempt", 0) + decisions.get("slice_wait", 0) >= 1, decisions
 
 
 # rt-mix's three SCHED_FIFO tasks loop 200 times (10 ms periods). Under TCG an idle
