@@ -115,7 +115,7 @@ def _marked(lat, left, events):
     switch-in before that wakeup, so the events of the sleep that ended there)."""
     if events is None or events.empty or lat.empty:
         return np.zeros(len(lat), dtype=bool)
-    ev = events[["ts", "pid"]].rename(columns={"ts": "ev_ts"}).sort_values("ev_ts")
+    ev = events[["ts", "pid"]].astype(np.int64).rename(columns={"ts": "ev_ts"}).sort_values("ev_ts")
     wk = pd.DataFrame({"ts": lat["ts"].to_numpy(np.int64), "pid": lat["pid"].to_numpy(),
                        "left": left, "i": np.arange(len(lat))}).sort_values("ts")
     # Each event belongs to the first wakeup of its pid at or after it.
@@ -133,8 +133,9 @@ def by_path(ctx):
     lat, tables = ctx.latencies, ctx.run.tables
     sw = tables["switch"]
     ins = sw[sw["next_pid"].isin(ctx.run.pids)][["ts", "next_pid"]].rename(
-        columns={"ts": "in_ts", "next_pid": "pid"}).sort_values("in_ts")
-    wk = lat[["ts", "pid"]].reset_index(drop=True)
+        columns={"ts": "in_ts", "next_pid": "pid"}).astype(np.int64).sort_values("in_ts")
+    # An empty latency table comes as floats: merge_asof wants one key type.
+    wk = lat[["ts", "pid"]].astype(np.int64).reset_index(drop=True)
     # The pid's last switch-in strictly before each wakeup (-1: none in the trace).
     prior = pd.merge_asof(wk.assign(i=np.arange(len(wk))).sort_values("ts"), ins,
                           left_on="ts", right_on="in_ts", by="pid", direction="backward",
