@@ -17,6 +17,7 @@ CAUSES = {
     "push": "push",
     "fair_push": "push",
     "fair_push_tick": "push",
+    "fair_push_setattr": "push",
     "numa": "numa",
     "numa_swap": "numa",
     # RT and deadline tasks moved by their own classes' push and pull.

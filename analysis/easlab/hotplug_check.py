@@ -14,6 +14,7 @@ import json
 import os
 import sys
 
+from easan.push import is_push_reason
 from easlab import push_props
 
 E_CPUS, P_CPUS = {0, 1, 2, 3}, {4, 5}
@@ -52,7 +53,7 @@ def check(folder, cycles):
         threads += len(logs)
         t = push_props.tables(r)
         pushed += int((t["push"]["outcome"] == "pushed").sum())
-        moves += int(t["migrate"]["reason"].isin(["fair_push", "fair_push_tick"]).sum())
+        moves += int(t["migrate"]["reason"].map(is_push_reason).sum())
         assert set(t["comm"]["comm"]) >= set(names)
     assert pushed > 0 and moves > 0, (pushed, moves)
     return {"cycles": len(rows), "cpus": sorted(cpus), "replays": len(replays),

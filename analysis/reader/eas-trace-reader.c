@@ -89,7 +89,7 @@ struct table {
 
 enum table_id {
 	T_SWITCH, T_WAKEUP, T_MIGRATE, T_DELAYED, T_DECISION, T_PUSH, T_EXIT, T_PELT_SE,
-	T_PELT_CFS, T_UTIL_EST, T_OVERUTIL, T_CAPACITY, T_ENERGY, T_IDLE, T_FREQ, T_PRINT,
+	T_PELT_CFS, T_UTIL_EST, T_OVERUTIL, T_OVERUTIL_RECHECK, T_CAPACITY, T_ENERGY, T_IDLE, T_FREQ, T_PRINT,
 	T_MARKERS, T_COMM, T_SYMBOLS, T_META, T_NR
 };
 
@@ -114,7 +114,7 @@ static struct table tables[T_NR] = {
 		.col = { INT("ts"), INT("cpu"), INT("pid"), INT("src_cpu"), INT("dst_cpu"),
 			 NAME("reason") } },
 	[T_PUSH] = { .name = "push",
-		.doc = "eas_push: fair push decisions; trigger putback|tick, why none|"
+		.doc = "eas_push: fair push decisions; trigger putback|tick|setattr, why none|"
 		       "stuck_capacity|stuck_uclamp|overutilized_idle (older kernels), "
 		       "outcome pushed|no_better_cpu|not_allowed|rate_limited (older "
 		       "kernels)|raced; dst_cpu -1 when no CPU "
@@ -135,6 +135,11 @@ static struct table tables[T_NR] = {
 		.col = { INT("ts"), INT("pid"), INT("cpu"), INT("util_est"), INT("util") } },
 	[T_OVERUTIL] = { .name = "overutil", .doc = "eas_overutilized",
 		.col = { INT("ts"), INT("overutilized") } },
+	[T_OVERUTIL_RECHECK] = { .name = "overutil_recheck",
+		.doc = "eas_overutil_recheck: a lowered uclamp_max of pid had the "
+		       "overutilized root domain looked at again; busy_cpu: a CPU still "
+		       "overutilized, or -1 (the state ended)",
+		.col = { INT("ts"), INT("cpu"), INT("pid"), INT("busy_cpu") } },
 	[T_CAPACITY] = { .name = "capacity", .doc = "eas_cpu_capacity",
 		.col = { INT("ts"), INT("cpu"), INT("capacity"), INT("capacity_orig") } },
 	[T_ENERGY] = { .name = "energy", .doc = "eas_compute_energy: one EAS estimate",
@@ -712,6 +717,8 @@ static struct handler handlers[] = {
 	{ "eas", "eas_util_est_se", { "pid", "cpu", "util_est", "util" }, on_fields,
 	  .table = T_UTIL_EST },
 	{ "eas", "eas_overutilized", { "overutilized" }, on_fields, .table = T_OVERUTIL },
+	{ "eas", "eas_overutil_recheck", { "pid", "busy_cpu" }, on_fields,
+	  .table = T_OVERUTIL_RECHECK, .rec_cpu = true },
 	{ "eas", "eas_cpu_capacity", { "cpu", "capacity", "capacity_orig" }, on_fields,
 	  .table = T_CAPACITY },
 	{ "eas", "eas_compute_energy", { "pid", "dst_cpu", "energy" }, on_fields,

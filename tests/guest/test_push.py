@@ -50,7 +50,7 @@ from conftest import TOP, guest_run, report_metrics
 
 PROFILES = os.path.join(TOP, "rt-app-profiles")
 SETUPS = os.path.join(TOP, "guest", "vm", "setups")
-PUSH_REASONS = ("fair_push", "fair_push_tick")
+PUSH_REASONS = ("fair_push", "fair_push_tick", "fair_push_setattr")
 # Load updates a thread may make running where the push should not leave it, while
 # the root domain is not overutilized: the tick that finds it there, and the one at
 # its put-back when the stopper (or the put-back push) takes it off.
