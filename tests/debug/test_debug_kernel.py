@@ -125,6 +125,17 @@ def test_slice_aware_selection_on_debug_kernel(tmp_path):
     assert decisions.get("slice_preempt", 0) + decisions.get("slice_wait", 0) >= 1, decisions
 
 
+def test_setattr_reactions_on_debug_kernel(tmp_path):
+    """OVERUTIL_CLAMP_RECHECK's lockless walk of the root domain and FAIR_PUSH_SETATTR's
+    try, from __sched_setscheduler() with the task's pi_lock and rq lock held, then the
+    stopper started from the syscall once it let go of them: uclamp-lowered on the
+    two-CPU platform, where the helper thread that lowers the clamp wakes on the idle
+    E-core."""
+    m = analysed("uclamp-lowered", tmp_path, kconfig="debug", PLATFORM="e:1:600,p:1:1024",
+                 CPUS="2", SETUP=os.path.join(TOP, "guest", "vm", "setups", "setattr-on.sh"))
+    assert m["push"]["by_trigger"].get("setattr", 0) >= 1, m["push"]["by_trigger"]
+
+
 # rt-mix's three SCHED_FIFO tasks loop 200 times (10 ms periods). Under TCG an idle
 # vCPU's timer interrupt can come tens of ms late: in one replay in four on
 # 2026-12-06 (CI and three reruns) each woke 32-39 times instead of 72-117, one at a
