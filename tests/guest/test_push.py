@@ -51,6 +51,8 @@ from conftest import TOP, guest_run, report_metrics
 PROFILES = os.path.join(TOP, "rt-app-profiles")
 SETUPS = os.path.join(TOP, "guest", "vm", "setups")
 PUSH_REASONS = ("fair_push", "fair_push_tick", "fair_push_setattr")
+# The small experiments' platform: one E-core (CPU 0) and one P-core (CPU 1).
+SMALL = "e:1:600,p:1:1024"
 # Load updates a thread may make running where the push should not leave it, while
 # the root domain is not overutilized: the tick that finds it there, and the one at
 # its put-back when the stopper (or the put-back push) takes it off.
@@ -84,9 +86,12 @@ def replays(folder):
     return out
 
 
-def boot(tmp_path_factory, profile, kernel, *names):
+def boot(tmp_path_factory, profile, kernel, *names, **env):
+    """A boot replaying PROFILE after each setup of names ({setup: run folder}), or once
+    without them (the run folder); env: guest_run's variables (PLATFORM, CPUS...)."""
     runs = tmp_path_factory.mktemp(f"{profile}-{kernel}")
-    env = {"SETUPS": setups(*names)} if names else {}
+    if names:
+        env["SETUPS"] = setups(*names)
     folder = guest_run(os.path.join(PROFILES, f"{profile}.json"), kernel, runs=runs, **env)
     return replays(folder) if names else folder
 

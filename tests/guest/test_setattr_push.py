@@ -20,26 +20,19 @@ Off, neither reaction happens. How long the task stays on the P-core after the c
 with and without them is judged by experiments/clamp-lowered-setattr.json (ten runs a
 group), not here.
 """
-import os
-
 import pytest
 
 from easlab import push_props as pp
-from conftest import TOP, guest_run
-from test_push import replays, setups
+from test_push import SMALL, boot
 
-# experiments/clamp-lowered-setattr.json's small platform: CPU 0 the E-core, 1 the P-core.
-SMALL = "e:1:600,p:1:1024"
+# experiments/clamp-lowered-setattr.json's small platform: CPU 1 is the P-core.
 P_CORE = 1
 
 
 @pytest.fixture(scope="module")
 def setattr_boot(tmp_path_factory):
-    runs = tmp_path_factory.mktemp("uclamp-lowered-patched")
-    folder = guest_run(os.path.join(TOP, "rt-app-profiles", "uclamp-lowered.json"),
-                       "patched", runs=runs, PLATFORM=SMALL, CPUS="2",
-                       SETUPS=setups("setattr-on", "setattr-off"))
-    return replays(folder)
+    return boot(tmp_path_factory, "uclamp-lowered", "patched", "setattr-on", "setattr-off",
+                PLATFORM=SMALL, CPUS="2")
 
 
 def lowered_pid(t):

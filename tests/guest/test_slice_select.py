@@ -18,26 +18,19 @@ reaches the other CPU, which a host that does not run that vCPU delays.
 Whether it lowers the short task's latency is judged by experiments/short-slice-latency.json
 (ten runs a group), not here: one run on vCPUs that the host shares is no evidence.
 """
-import os
-
 import pytest
 
 from easlab import push_props as pp
-from conftest import TOP, guest_run
-from test_push import replays, setups
+from test_push import SMALL, boot
 
 SLICE_REASONS = ("slice_preempt", "slice_wait")
-# experiments/short-slice-latency.json's small platform.
-SMALL = "e:1:600,p:1:1024"
 
 
 @pytest.fixture(scope="module")
 def slice_boot(tmp_path_factory):
-    runs = tmp_path_factory.mktemp("short-slice-hogs-patched")
-    folder = guest_run(os.path.join(TOP, "rt-app-profiles", "short-slice-hogs.json"),
-                       "patched", runs=runs, PLATFORM=SMALL, CPUS="2",
-                       SETUPS=setups("slice-aware-on", "slice-aware-off"))
-    return replays(folder)
+    # experiments/short-slice-latency.json's small platform.
+    return boot(tmp_path_factory, "short-slice-hogs", "patched", "slice-aware-on",
+                "slice-aware-off", PLATFORM=SMALL, CPUS="2")
 
 
 def slice_decisions(t):
