@@ -136,7 +136,7 @@ static struct table tables[T_NR] = {
 	[T_OVERUTIL] = { .name = "overutil", .doc = "eas_overutilized",
 		.col = { INT("ts"), INT("overutilized") } },
 	[T_OVERUTIL_RECHECK] = { .name = "overutil_recheck",
-		.doc = "eas_overutil_recheck: a lowered uclamp_max of pid had the "
+		.doc = "eas_overutilized_recheck: a lowered uclamp_max of pid had the "
 		       "overutilized root domain looked at again; busy_cpu: a CPU still "
 		       "overutilized, or -1 (the state ended)",
 		.col = { INT("ts"), INT("cpu"), INT("pid"), INT("busy_cpu") } },
@@ -717,7 +717,7 @@ static struct handler handlers[] = {
 	{ "eas", "eas_util_est_se", { "pid", "cpu", "util_est", "util" }, on_fields,
 	  .table = T_UTIL_EST },
 	{ "eas", "eas_overutilized", { "overutilized" }, on_fields, .table = T_OVERUTIL },
-	{ "eas", "eas_overutil_recheck", { "pid", "busy_cpu" }, on_fields,
+	{ "eas", "eas_overutilized_recheck", { "pid", "busy_cpu" }, on_fields,
 	  .table = T_OVERUTIL_RECHECK, .rec_cpu = true },
 	{ "eas", "eas_cpu_capacity", { "cpu", "capacity", "capacity_orig" }, on_fields,
 	  .table = T_CAPACITY },

@@ -8,7 +8,7 @@ one P-core): OVERUTIL_CLAMP_RECHECK and FAIR_PUSH_SETATTR on
 (guest/vm/setups/setattr-on.sh), then off (setattr-off.sh).
 
 On, the lowered clamp has the overutilized root domain looked at again
-(eas_overutil_recheck), for that task only; a look that found no CPU overutilized
+(eas_overutilized_recheck), for that task only; a look that found no CPU overutilized
 (busy_cpu -1) ended the state, one that found one kept it. The setattr trigger tries
 the task (eas_push trigger setattr), only that task and with its new clamp, and at
 least one try moves it off the P-core with the migration reason fair_push_setattr.
