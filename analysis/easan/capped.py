@@ -8,6 +8,10 @@ counts only then. Over the profile's window:
 
 - p_share: their run time on the highest-capacity CPUs (P-cores) over their
   run time (sched_switch slices), while capped.
+- p_first_ns: their run time on P-cores while capped, up to each one's first run on
+  another CPU that began after it became capped (for each stretch capped): how long a
+  lowered clamp left a thread there before anything moved it, without the time it
+  spent there again after something brought it back (p_ns counts both).
 - stacked_ns: the time during which some CPU holds two or more of them
   (running or queued there: schedule.queued_on) while another CPU of the same
   type and capacity, in the affinity of one of those on the first, holds none
@@ -24,7 +28,7 @@ from . import compare
 from .affinity import allowed_masks
 from .metric import Metric, ms, pct
 from .rtapp import phase_starts
-from .runfolder import CAPACITY_SCALE
+from .runfolder import CAPACITY_SCALE, UNTIL_EVER
 from .schedule import queued_on
 
 EVENTS = ("sched_switch", "sched_wakeup", "sched_migrate_task")
@@ -44,6 +48,13 @@ def _share(sl, pids, top_cpus, spans):
     run_ns = dur.groupby(level=0).sum()
     top_ns = dur[mine["cpu"].isin(top_cpus).to_numpy()].groupby(level=0).sum()
     return {p: (int(run_ns.get(p, 0)), int(top_ns.get(p, 0))) for p in pids}
+
+
+def _first_off(sl, pid, top_cpus, since):
+    """When pid's first slice that began at or after since on a CPU outside top_cpus
+    began; UNTIL_EVER if none did."""
+    off = sl[(sl["pid"] == pid) & (sl["start"] >= since) & ~sl["cpu"].isin(top_cpus)]
+    return int(off["start"].min()) if len(off) else UNTIL_EVER
 
 
 def _inside(times, spans):
@@ -115,20 +126,26 @@ def compute(ctx):
     top = [c for c, cap in enumerate(caps) if cap == max(caps)]
     share = _share(sl, pids, top, spans)
     settled = _share(sl, pids, top, settled_spans)
+    # Each stretch capped, up to the thread's first run off the P-cores in it.
+    first_spans = {p: [(s, min(_first_off(sl, p, top, s), e)) for s, e in spans[p]]
+                   for p in pids}
+    first = {p: top_ns for p, (_, top_ns) in _share(sl, pids, top, first_spans).items()}
     per, per_s, total, total_s = _piles(run, pids, spans, settled_spans, t0, t1)
 
     def ratio(a, b):
         return a / b if b else None
 
-    def figures(sh, st, pile, pile_s):
+    def figures(sh, st, pile, pile_s, p_first):
         return {"run_ns": sh[0], "p_ns": sh[1], "p_share": ratio(sh[1], sh[0]),
+                "p_first_ns": p_first,
                 "run_settled_ns": st[0], "p_settled_ns": st[1],
                 "p_share_settled": ratio(st[1], st[0]),
                 "stacked_ns": pile, "stacked_settled_ns": pile_s}
 
-    threads = {p: figures(share[p], settled[p], per[p], per_s[p]) for p in pids}
+    threads = {p: figures(share[p], settled[p], per[p], per_s[p], first[p]) for p in pids}
     whole = figures([sum(share[p][i] for p in pids) for i in (0, 1)],
-                    [sum(settled[p][i] for p in pids) for i in (0, 1)], total, total_s)
+                    [sum(settled[p][i] for p in pids) for i in (0, 1)], total, total_s,
+                    sum(first.values()))
     whole.update(threads=len(pids), settle_ns=settle_ns,
                  util_max=sorted({int(u) for p in pids for u in run.clamp_timeline[p][2]
                                   if u < CAPACITY_SCALE}))

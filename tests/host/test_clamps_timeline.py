@@ -136,6 +136,29 @@ def test_reaction_from_a_raised_util_min(tmp_path):
          "from_phase_start_ns": 53 * MS}]
 
 
+def test_p_core_time_before_the_first_move_leaves_out_a_bounce(tmp_path):
+    # 400 runs on the P-core 1000-1120, its util_max lowered to 100 at 1100; a setattr
+    # push moves it to E-core CPU0 (1120-1150), newidle balance pulls it back to the
+    # P-core (1150-1180), a tick's push moves it to CPU0 again (1180-1200). Capped from
+    # 1100: 100 ms of run time; on the P-core 20 (1100-1120) + 30 (1150-1180) = 50 ms;
+    # before its first run off the P-core, which began at 1120: 20 ms.
+    def events(t):
+        t.switch(2, 1000, 0, PID)
+        t.sched_attrs(1100, PID, 0, 100, helper=HELPER)
+        t.switch(2, 1120, PID, 0, sleeping=False)
+        t.migrate(1120, PID, 2, 0, "fair_push_setattr")
+        t.switch(0, 1120, 0, PID)
+        t.switch(0, 1150, PID, 0, sleeping=False)
+        t.migrate(1150, PID, 0, 2, "lb_newidle")
+        t.switch(2, 1150, 0, PID)
+        t.switch(2, 1180, PID, 0, sleeping=False)
+        t.migrate(1180, PID, 2, 0, "fair_push_tick")
+        t.switch(0, 1180, 0, PID)
+        t.switch(0, 1200, PID, 0)
+    c = metrics_of(clamp_run(tmp_path, "bounce", events))["capped"]
+    assert (c["run_ns"], c["p_ns"], c["p_first_ns"]) == (100 * MS, 50 * MS, 20 * MS)
+
+
 def test_capped_figures_count_from_the_change(tmp_path):
     # 400 runs on the P-core 1000-1160, its util_max lowered to 100 at 1100; a push moves
     # it to E-core CPU0, where it runs 1160-1200. Capped from 1100: 100 ms of run time, 60
@@ -158,6 +181,8 @@ def test_capped_figures_count_from_the_change(tmp_path):
     assert (c["p_share"], c["p_share_settled"]) == (pytest.approx(0.6), pytest.approx(0.2))
     assert (c["stacked_ns"], c["stacked_settled_ns"]) == (0, 0)
     assert m["tasks"][str(PID)]["capped"]["p_share"] == pytest.approx(0.6)
+    # Moved off once and never back: all 60 ms on the P-core came before the first move.
+    assert c["p_first_ns"] == 60 * MS
     text = read_text(f"{d}/analysis/report", "report.md")
     assert "Capped tasks (1 threads with util_max 100): 60.0% of their run time on P-cores, " \
            "20.0% from 50 ms after each one's first run" in text

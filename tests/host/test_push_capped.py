@@ -112,7 +112,12 @@ def test_capped_placement(metrics):
         (450 * MS, 200 * MS, 300 * MS, 100 * MS)
     assert (c["p_share"], c["p_share_settled"]) == (pytest.approx(4 / 9), pytest.approx(1 / 3))
     assert (c["stacked_ns"], c["stacked_settled_ns"]) == (150 * MS, 50 * MS)
+    # Before each one's first run off the P-cores: 200 never left (150), 201 left at
+    # 1150 after 50 on CPU2, 202 never ran on one (0).
+    assert c["p_first_ns"] == 200 * MS
     t = metrics["tasks"]
+    assert [t[p]["capped"]["p_first_ns"] for p in ("200", "201", "202")] == \
+        [150 * MS, 50 * MS, 0]
     assert [(t[p]["capped"]["p_share"], t[p]["capped"]["p_share_settled"],
              t[p]["capped"]["stacked_ns"], t[p]["capped"]["stacked_settled_ns"])
             for p in ("200", "201", "202")] == [(1.0, 1.0, 150 * MS, 50 * MS),
