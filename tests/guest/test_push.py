@@ -400,8 +400,14 @@ PILE_NS = 500_000_000
 
 @pytest.fixture(scope="module")
 def pileup_patched(tmp_path_factory):
-    return boot(tmp_path_factory, "capped-pileup", "patched", "push-off", "own-cost-off",
-                "push-on")
+    # The shim gives each thread its util_max with sched_setattr() as it starts, which
+    # 0039's trigger (FAIR_PUSH_SETATTR) answers with a try: in CI on 2026-12-07 two
+    # such moves drained part of the own-cost-off replay's pile (557 ms against 3336
+    # with the push off), so that replay no longer measured the pile EAS_PUSH_OWN_COST
+    # alone drains. The boot switches the setattr reactions off first (one replay
+    # more, unused), so that every replay compared is the push of 0027-0036.
+    return boot(tmp_path_factory, "capped-pileup", "patched", "setattr-off", "push-off",
+                "own-cost-off", "push-on")
 
 
 def test_capped_pileup_leaves_p_cores_by_own_cost(pileup_patched):
