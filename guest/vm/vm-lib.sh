@@ -104,6 +104,8 @@ rtapp_logs_to() {
 
 # The trace's size in the ring buffer, per CPU.
 TRACE_BUFFER_KB=32768
+# The trace-cmd event arguments enabled by this boot's last trace-cmd start.
+TRACE_EVENTS_ON=/tmp/trace-events-on
 
 # replay_profile JOB OUT [SETUP]: replay JOB/rt-app.json (contract.rtapp_profile's
 # output) while tracing into the ring buffer, and leave in OUT the trace
@@ -156,17 +158,30 @@ replay_profile() {
 	# shellcheck source=/dev/null
 	[ -n "$_setup" ] && [ -f "$_setup" ] && . "$_setup"
 
-	# Recording into the ring buffer keeps no recorder threads waking idle CPUs.
-	trace-cmd start -C mono -b "$TRACE_BUFFER_KB" "$@" > "$_out/trace-cmd-start.log" 2>&1 ||
-		echo "trace-cmd start failed" >&2
-	# The eas events' probes are attached lazily: enabling an event only queues a
-	# work item that registers its probe on the scheduler's bare tracepoint (its
-	# registration callback cannot do so itself, under tracepoints_mutex), and
-	# nothing is recorded until that work item has run. tracefs shows no sign of
-	# it, so give it a moment before the replay: on a guest idle but for this
-	# shell the system workqueue runs it within milliseconds; 0.3 s leaves room
-	# for a slow TCG vCPU, and rt-app's first moves are not missed.
-	sleep 0.3
+	# Enabling or disabling an event live-patches kernel text (static calls and
+	# keys, text_poke_bp()), and under QEMU's multi-threaded TCG a vCPU may run
+	# a stale translation of such a patch later (guest/host/scan-log.sh
+	# --stale-int3). So the events stay enabled from one replay of a boot to the
+	# next when the list is the same (extract -k below): only the ring buffer
+	# is cleared and tracing switched back on.
+	_events=$(printf '%s\n' "$@")
+	if [ -f "$TRACE_EVENTS_ON" ] && [ "$_events" = "$(cat "$TRACE_EVENTS_ON")" ]; then
+		{ trace-cmd clear && trace-cmd restart; } > "$_out/trace-cmd-start.log" 2>&1 ||
+			echo "trace-cmd clear/restart failed" >&2
+	else
+		# Recording into the ring buffer keeps no recorder threads waking idle CPUs.
+		trace-cmd start -C mono -b "$TRACE_BUFFER_KB" "$@" > "$_out/trace-cmd-start.log" 2>&1 ||
+			echo "trace-cmd start failed" >&2
+		printf '%s\n' "$_events" > "$TRACE_EVENTS_ON"
+		# The eas events' probes are attached lazily: enabling an event only queues a
+		# work item that registers its probe on the scheduler's bare tracepoint (its
+		# registration callback cannot do so itself, under tracepoints_mutex), and
+		# nothing is recorded until that work item has run. tracefs shows no sign of
+		# it, so give it a moment before the replay: on a guest idle but for this
+		# shell the system workqueue runs it within milliseconds; 0.3 s leaves room
+		# for a slow TCG vCPU, and rt-app's first moves are not missed.
+		sleep 0.3
+	fi
 
 	rtapp_logs_ready
 	_busy0=$(cpu_busy)
@@ -205,7 +220,8 @@ replay_profile() {
 
 	# Uncompressed: the host's trace-cmd 3.1.6 cannot read the guest's default
 	# (zstd-compressed) files ("error reading header").
-	trace-cmd extract --compression none -o /tmp/trace.dat > "$_out/trace-cmd-extract.log" 2>&1
+	# -k: the events stay enabled for the boot's next replay (see above).
+	trace-cmd extract -k --compression none -o /tmp/trace.dat > "$_out/trace-cmd-extract.log" 2>&1
 	cp /tmp/trace.dat "$_out/trace.dat"
 	rm -f /tmp/trace.dat
 	rtapp_logs_to "$_out/rt-app"
