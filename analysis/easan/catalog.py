@@ -8,8 +8,8 @@ the run's kernel lacks (metric.py).
 """
 import functools
 
-from . import capped, delayed, energy, fidelity, fitness, latency, migrations, placement
-from . import power_model, push, reaction, residency, schedule, stopper, verdict
+from . import capped, delayed, energy, fidelity, fitness, hrtick, latency, migrations
+from . import placement, power_model, push, reaction, residency, schedule, stopper, verdict
 from .metric import missing
 from .tables import enum as tables_enum
 
@@ -17,7 +17,8 @@ METRICS = (*migrations.METRICS, residency.RESIDENCY, residency.WORK, delayed.MET
            placement.METRIC, reaction.METRIC, latency.LATENCY, latency.LATENCY_BY_TASK,
            latency.LATENCY_BY_PATH,
            energy.METRIC,
-           residency.OUTSIDE, push.METRIC, stopper.METRIC, capped.METRIC, latency.SLACK,
+           residency.OUTSIDE, push.METRIC, stopper.METRIC, hrtick.METRIC, capped.METRIC,
+           latency.SLACK,
            fitness.METRIC,
            fidelity.METRIC)
 # Their A/B rows, in the same order (compare.table).

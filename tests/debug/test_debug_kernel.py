@@ -1,7 +1,7 @@
 """The debug kernel (lockdep, DEBUG_PREEMPT, DEBUG_ATOMIC_SLEEP) runs a profile, walks
 the cpufreq modes, makes the run-time changes (capacity, hotplug, scaling_max_freq),
 runs the capacity-faithful timers (also while capacities change), the
-EAS_SPARE_TIE tie-break and SLICE_AWARE_SELECT without a splat:
+EAS_SPARE_TIE tie-break, SLICE_AWARE_SELECT and HRTICK_SHORTER without a splat:
 run.sh fails a run on any WARNING, BUG, lockdep report or RCU stall in the console,
 so a zero exit status is the check."""
 import json
@@ -118,11 +118,14 @@ def test_spare_tie_on_debug_kernel(tmp_path):
 
 def test_slice_aware_selection_on_debug_kernel(tmp_path):
     """SLICE_AWARE_SELECT's lockless snapshots of other CPUs' runqueues, from the wakeup
-    path under RCU, on the two-CPU platform where no CPU is ever idle for the task."""
+    path under RCU, on the two-CPU platform where no CPU is ever idle for the task; and
+    HRTICK_SHORTER (on by default) arming, cancelling and firing the hrtick from the
+    wakeup, the pick and the switch, with the rq lock held, local and remote."""
     m = analysed("short-slice-hogs", tmp_path, kconfig="debug", PLATFORM="e:1:600,p:1:1024",
                  CPUS="2")
     decisions = m["placement_decisions"]
     assert decisions.get("slice_preempt", 0) + decisions.get("slice_wait", 0) >= 1, decisions
+    assert m["hrtick_shorter"]["arms"] >= 1, m["hrtick_shorter"]
 
 
 def test_setattr_reactions_on_debug_kernel(tmp_path):
