@@ -119,10 +119,11 @@ def test_spare_tie_on_debug_kernel(tmp_path):
 def test_slice_aware_selection_on_debug_kernel(tmp_path):
     """SLICE_AWARE_SELECT's lockless snapshots of other CPUs' runqueues, from the wakeup
     path under RCU, on the two-CPU platform where no CPU is ever idle for the task; and
-    HRTICK_SHORTER (on by default) arming, cancelling and firing the hrtick from the
-    wakeup, the pick and the switch, with the rq lock held, local and remote."""
+    HRTICK_SHORTER (switched on) arming, withdrawing and firing the hrtick from the
+    wakeup, the pick, the switch and the timer, with the rq lock held, local and remote."""
     m = analysed("short-slice-hogs", tmp_path, kconfig="debug", PLATFORM="e:1:600,p:1:1024",
-                 CPUS="2")
+                 CPUS="2",
+                 SETUP=os.path.join(TOP, "guest", "vm", "setups", "hrtick-shorter-on.sh"))
     decisions = m["placement_decisions"]
     assert decisions.get("slice_preempt", 0) + decisions.get("slice_wait", 0) >= 1, decisions
     assert m["hrtick_shorter"]["arms"] >= 1, m["hrtick_shorter"]
