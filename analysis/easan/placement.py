@@ -10,7 +10,8 @@ equal-energy tie), own_cost (EAS_PUSH_OWN_COST: a pushed task charged its whole 
 time, unclamped, moved where the clamped estimate would not have), slice_preempt and
 slice_wait (SLICE_AWARE_SELECT: no idle CPU fit a waking task of a short custom slice,
 and it went to a busy CPU where it preempts at once, or waits less, than on the wakeup
-target). A run lists the heuristics that fired.
+target), wait_tie (EAS_WAIT_TIE: of CPUs that cost a waking task the same energy, the
+one it would wait least on). A run lists the heuristics that fired.
 """
 from . import compare
 from .metric import Metric

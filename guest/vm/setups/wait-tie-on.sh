@@ -1,0 +1,13 @@
+#!/bin/sh
+# SETUP snippet (sourced in the guest by guest/vm/jobs/profile.sh before the replay):
+# switch the patched kernel's EAS_WAIT_TIE sched_feat on (off by default): at wakeup,
+# of the CPUs that cost the task the same energy, EAS takes the one it would wait
+# least on (idle, fewer tasks, a short slice's wait, a lower runnable_avg) rather than
+# prev, the first perf domain or the most spare capacity. For A/B with wait-tie-off.sh.
+#   SETUPS="guest/vm/setups/wait-tie-on.sh guest/vm/setups/wait-tie-off.sh"
+features=/sys/kernel/debug/sched/features
+if ! grep -qE "(^| )(NO_)?EAS_WAIT_TIE( |$)" "$features" 2>/dev/null; then
+	echo "EAS_WAIT_TIE is not a sched_feat of this kernel (use KERNEL=patched)" >&2
+	exit 1
+fi
+echo EAS_WAIT_TIE > "$features" || { echo "could not switch EAS_WAIT_TIE on" >&2; exit 1; }
