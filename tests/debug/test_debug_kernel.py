@@ -1,7 +1,7 @@
 """The debug kernel (lockdep, DEBUG_PREEMPT, DEBUG_ATOMIC_SLEEP) runs a profile, walks
 the cpufreq modes, makes the run-time changes (capacity, hotplug, scaling_max_freq),
 runs the capacity-faithful timers (also while capacities change), the
-EAS_SPARE_TIE tie-break, SLICE_AWARE_SELECT and HRTICK_SHORTER without a splat:
+EAS_SPARE_TIE tie-break, SLICE_AWARE_SELECT, HRTICK_SHORTER and EAS_WAIT_TIE without a splat:
 run.sh fails a run on any WARNING, BUG, lockdep report or RCU stall in the console,
 so a zero exit status is the check."""
 import json
@@ -127,6 +127,15 @@ def test_slice_aware_selection_on_debug_kernel(tmp_path):
     decisions = m["placement_decisions"]
     assert decisions.get("slice_preempt", 0) + decisions.get("slice_wait", 0) >= 1, decisions
     assert m["hrtick_shorter"]["arms"] >= 1, m["hrtick_shorter"]
+
+
+def test_wait_tie_on_debug_kernel(tmp_path):
+    """EAS_WAIT_TIE's lockless reads of other CPUs (idle, task counts, runnable_avg)
+    from find_energy_efficient_cpu() under RCU, and its extra energy estimate: pair-small
+    on the platform of two E-cores and a P-core, whose E-cores tie in energy."""
+    m = analysed("pair-small", tmp_path, kconfig="debug", PLATFORM="e:2:600,p:1:1024",
+                 CPUS="3", SETUP=os.path.join(TOP, "guest", "vm", "setups", "wait-tie-on.sh"))
+    assert m["placement_decisions"].get("wait_tie", 0) >= 1, m["placement_decisions"]
 
 
 def test_setattr_reactions_on_debug_kernel(tmp_path):
