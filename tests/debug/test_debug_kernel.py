@@ -131,9 +131,9 @@ def test_slice_aware_selection_on_debug_kernel(tmp_path):
 
 def test_wait_tie_on_debug_kernel(tmp_path):
     """EAS_WAIT_TIE's lockless reads of other CPUs (idle, task counts, runnable_avg)
-    from find_energy_efficient_cpu() under RCU, and its extra energy estimate: pair-small
+    from find_energy_efficient_cpu() under RCU, and its extra energy estimate: pair-light
     on the platform of two E-cores and a P-core, whose E-cores tie in energy."""
-    m = analysed("pair-small", tmp_path, kconfig="debug", PLATFORM="e:2:600,p:1:1024",
+    m = analysed("pair-light", tmp_path, kconfig="debug", PLATFORM="e:2:600,p:1:1024",
                  CPUS="3", SETUP=os.path.join(TOP, "guest", "vm", "setups", "wait-tie-on.sh"))
     assert m["placement_decisions"].get("wait_tie", 0) >= 1, m["placement_decisions"]
 
