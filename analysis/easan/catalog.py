@@ -9,7 +9,8 @@ the run's kernel lacks (metric.py).
 import functools
 
 from . import capped, delayed, energy, fidelity, fitness, hrtick, latency, migrations
-from . import placement, power_model, push, reaction, residency, schedule, stopper, verdict
+from . import parity, placement, power_model, push, reaction, residency, schedule, stopper
+from . import verdict
 from .metric import missing
 from .tables import enum as tables_enum
 
@@ -17,7 +18,8 @@ METRICS = (*migrations.METRICS, residency.RESIDENCY, residency.WORK, delayed.MET
            placement.METRIC, reaction.METRIC, latency.LATENCY, latency.LATENCY_BY_TASK,
            latency.LATENCY_BY_PATH,
            energy.METRIC,
-           residency.OUTSIDE, push.METRIC, stopper.METRIC, hrtick.METRIC, capped.METRIC,
+           residency.OUTSIDE, push.METRIC, stopper.METRIC, hrtick.METRIC, parity.METRIC,
+           capped.METRIC,
            latency.SLACK,
            fitness.METRIC,
            fidelity.METRIC)

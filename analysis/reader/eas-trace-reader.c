@@ -89,8 +89,8 @@ struct table {
 
 enum table_id {
 	T_SWITCH, T_WAKEUP, T_MIGRATE, T_DELAYED, T_DECISION, T_PUSH, T_EXIT, T_PELT_SE,
-	T_PELT_CFS, T_UTIL_EST, T_OVERUTIL, T_OVERUTIL_RECHECK, T_HRTICK_SHORTER, T_CAPACITY,
-	T_ENERGY, T_IDLE, T_FREQ, T_PRINT, T_MARKERS, T_COMM, T_SYMBOLS, T_META, T_NR
+	T_PELT_CFS, T_UTIL_EST, T_OVERUTIL, T_OVERUTIL_RECHECK, T_HRTICK_SHORTER, T_PARITY_CUT,
+	T_CAPACITY, T_ENERGY, T_IDLE, T_FREQ, T_PRINT, T_MARKERS, T_COMM, T_SYMBOLS, T_META, T_NR
 };
 
 static struct table tables[T_NR] = {
@@ -145,6 +145,12 @@ static struct table tables[T_NR] = {
 		       "the slice (ns) of an entity of pid, running there, as one of the "
 		       "shorter slice min_slice waits beside it",
 		.col = { INT("ts"), INT("cpu"), INT("pid"), INT("slice"), INT("delay"),
+			 INT("min_slice") } },
+	[T_PARITY_CUT] = { .name = "parity_cut",
+		.doc = "eas_parity_cut: PARITY_MIN_SLICE ended, on cpu, the protected slice "
+		       "(ns) of an entity of pid, running there, ran ns after its pick, as "
+		       "one of the shorter slice min_slice waits beside it",
+		.col = { INT("ts"), INT("cpu"), INT("pid"), INT("slice"), INT("ran"),
 			 INT("min_slice") } },
 	[T_CAPACITY] = { .name = "capacity", .doc = "eas_cpu_capacity",
 		.col = { INT("ts"), INT("cpu"), INT("capacity"), INT("capacity_orig") } },
@@ -727,6 +733,8 @@ static struct handler handlers[] = {
 	  .table = T_OVERUTIL_RECHECK, .rec_cpu = true },
 	{ "eas", "eas_hrtick_shorter", { "pid", "slice", "delay", "min_slice" }, on_fields,
 	  .table = T_HRTICK_SHORTER, .rec_cpu = true },
+	{ "eas", "eas_parity_cut", { "pid", "slice", "ran", "min_slice" }, on_fields,
+	  .table = T_PARITY_CUT, .rec_cpu = true },
 	{ "eas", "eas_cpu_capacity", { "cpu", "capacity", "capacity_orig" }, on_fields,
 	  .table = T_CAPACITY },
 	{ "eas", "eas_compute_energy", { "pid", "dst_cpu", "energy" }, on_fields,
