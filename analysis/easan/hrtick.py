@@ -8,6 +8,10 @@ earlier (it slept, or a wakeup preempted it). A slice left to the tick (HZ=250) 
 on to the next one, an overrun spread over a tick (4 ms, 2 ms on average); one ended
 by the hrtick overruns by the timer's latency. Arms per second are the mechanism's
 cost: each may program a timer and end in a switch. Counted over the window.
+
+With PARITY_MIN_SLICE (patch 0042) on, an arm may end the slice's protection instead,
+when that comes first; EEVDF may then pick the same task again, and its overrun counts
+up to its switch out, past the end armed for.
 """
 import numpy as np
 

@@ -1,7 +1,8 @@
 """The debug kernel (lockdep, DEBUG_PREEMPT, DEBUG_ATOMIC_SLEEP) runs a profile, walks
 the cpufreq modes, makes the run-time changes (capacity, hotplug, scaling_max_freq),
 runs the capacity-faithful timers (also while capacities change), the
-EAS_SPARE_TIE tie-break, SLICE_AWARE_SELECT, HRTICK_SHORTER and EAS_WAIT_TIE without a splat:
+EAS_SPARE_TIE tie-break, SLICE_AWARE_SELECT, HRTICK_SHORTER, EAS_WAIT_TIE and
+PARITY_MIN_SLICE without a splat:
 run.sh fails a run on any WARNING, BUG, lockdep report or RCU stall in the console,
 so a zero exit status is the check."""
 import json
@@ -127,6 +128,16 @@ def test_slice_aware_selection_on_debug_kernel(tmp_path):
     decisions = m["placement_decisions"]
     assert decisions.get("slice_preempt", 0) + decisions.get("slice_wait", 0) >= 1, decisions
     assert m["hrtick_shorter"]["arms"] >= 1, m["hrtick_shorter"]
+
+
+def test_parity_min_slice_on_debug_kernel(tmp_path):
+    """PARITY_MIN_SLICE's cut of a protected slice from update_curr() and its check in
+    pick_eevdf(), with the rq lock held, and its tracepoint: short-slice-hogs on the
+    two-CPU platform, where hogs run beside the short task's 0.3 ms slice."""
+    m = analysed("short-slice-hogs", tmp_path, kconfig="debug", PLATFORM="e:1:600,p:1:1024",
+                 CPUS="2",
+                 SETUP=os.path.join(TOP, "guest", "vm", "setups", "parity-min-slice-on.sh"))
+    assert m["parity_cut"]["cuts"] >= 1, m["parity_cut"]
 
 
 def test_wait_tie_on_debug_kernel(tmp_path):
