@@ -160,12 +160,16 @@ def test_setattr_reactions_on_debug_kernel(tmp_path):
     assert m["push"]["by_trigger"].get("setattr", 0) >= 1, m["push"]["by_trigger"]
 
 
-# rt-mix's three SCHED_FIFO tasks loop 200 times (10 ms periods). Under TCG an idle
-# vCPU's timer interrupt can come tens of ms late: in one replay in four on
-# 2026-12-06 (CI and three reruns) each woke 32-39 times instead of 72-117, one at a
-# time, never two runnable on one CPU, so no RT push or pull could happen. Such a
-# replay does not exercise the profile and is made again, once: the rule reads the
-# RT tasks' activations, not the moves the test judges.
+# rt-mix's three SCHED_FIFO tasks loop 200 times (10 ms periods) in a 3 s replay.
+# rt-app makes each RT thread mlockall() its process before its first loop; on this
+# kernel under TCG that took 1.9-2.3 s of the 3 s (first loop at that rel_st in the
+# rt-app logs), so the threads switched in 27-60 times, reached their free phase
+# late or never, and RT push showed up 0-2 times: CI of 2026-12-07 failed twice in
+# a row on it. The profile now sets "lock_pages": false: in three replays the first
+# loop came at 0.05-0.29 s, each thread switched in 116-178 times, with 11-26 RT
+# pushes. A replay that still runs fewer than RT_ACTIVATIONS_MIN switch-ins did not
+# exercise the profile and is made again, once: the rule reads the RT tasks'
+# activations, not the moves the test judges.
 RT_ACTIVATIONS_MIN = 50
 
 
