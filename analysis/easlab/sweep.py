@@ -80,12 +80,15 @@ def setup_file(group, build=None):
 
 
 def plan(exp, reps=None, build=None):
-    """[spec] of an experiment: one dict per run, every profile x group x repetition."""
+    """[spec] of an experiment: one dict per run, every profile x group x repetition,
+    repetition first: the groups take turns run by run, so that the host's drift over
+    a sweep (its load, its caches) falls on every group alike rather than on the
+    group that ran last (partc-energy's first batch, blocked by group, 2026-12-07)."""
     reps = reps or exp.repetitions
     out = []
-    for profile in exp.profiles:
-        for g in exp.groups.values():
-            for rep in range(1, reps + 1):
+    for rep in range(1, reps + 1):
+        for profile in exp.profiles:
+            for g in exp.groups.values():
                 out.append({
                     "experiment": exp.name, "variant": exp.variant,
                     "profile": profile, "profile_name": exp.profile_name(profile),
