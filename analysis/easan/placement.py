@@ -11,7 +11,9 @@ time, unclamped, moved where the clamped estimate would not have), slice_preempt
 slice_wait (SLICE_AWARE_SELECT: no idle CPU fit a waking task of a short custom slice,
 and it went to a busy CPU where it preempts at once, or waits less, than on the wakeup
 target), wait_tie (EAS_WAIT_TIE: of CPUs that cost a waking task the same energy, the
-one it would wait least on). A run lists the heuristics that fired.
+one it would wait least on), wait_bias (EAS_WAIT_BIAS: a CPU that runs the waking task
+at once over the one energy chose, at most 1/64 of the task's estimate dearer; prev_cpu
+kept counts too). A run lists the heuristics that fired.
 """
 from . import compare
 from .metric import Metric

@@ -149,6 +149,15 @@ def test_wait_tie_on_debug_kernel(tmp_path):
     assert m["placement_decisions"].get("wait_tie", 0) >= 1, m["placement_decisions"]
 
 
+def test_wait_bias_on_debug_kernel(tmp_path):
+    """EAS_WAIT_BIAS's choice at the end of find_energy_efficient_cpu(), on the keys
+    EAS_WAIT_TIE read locklessly under RCU: pair-light-slice on the platform of two
+    E-cores and a P-core, where the bias decided 232 wakeups in a probe run."""
+    m = analysed("pair-light-slice", tmp_path, kconfig="debug", PLATFORM="e:2:600,p:1:1024",
+                 CPUS="3", SETUP=os.path.join(TOP, "guest", "vm", "setups", "wait-bias-on.sh"))
+    assert m["placement_decisions"].get("wait_bias", 0) >= 1, m["placement_decisions"]
+
+
 def test_setattr_reactions_on_debug_kernel(tmp_path):
     """OVERUTIL_CLAMP_RECHECK's lockless walk of the root domain and FAIR_PUSH_SETATTR's
     try, from __sched_setscheduler() with the task's pi_lock and rq lock held, then the
