@@ -9,14 +9,15 @@ the run's kernel lacks (metric.py).
 import functools
 
 from . import capped, delayed, energy, fidelity, fitness, hrtick, latency, migrations
-from . import parity, placement, power_model, push, reaction, residency, schedule, stopper
+from . import parity, placement, power_model, push, reaction, residency, schedule, slice_waits
+from . import stopper
 from . import verdict
 from .metric import missing
 from .tables import enum as tables_enum
 
 METRICS = (*migrations.METRICS, residency.RESIDENCY, residency.WORK, delayed.METRIC,
            placement.METRIC, reaction.METRIC, latency.LATENCY, latency.LATENCY_BY_TASK,
-           latency.LATENCY_BY_PATH,
+           latency.LATENCY_BY_PATH, slice_waits.METRIC,
            energy.METRIC,
            residency.OUTSIDE, push.METRIC, stopper.METRIC, hrtick.METRIC, parity.METRIC,
            capped.METRIC,

@@ -127,9 +127,8 @@ def _marked(lat, left, events):
     return out
 
 
-def by_path(ctx):
-    """{profile task: {path: summary()}} of its wakeup latencies by how the wakeup found
-    its CPU (PATHS): whether selection can shorten a wait depends on the path."""
+def wakeup_paths(ctx):
+    """Array of the PATHS entry of each wakeup of ctx.latencies, in its order."""
     lat, tables = ctx.latencies, ctx.run.tables
     sw = tables["switch"]
     ins = sw[sw["next_pid"].isin(ctx.run.pids)][["ts", "next_pid"]].rename(
@@ -143,9 +142,15 @@ def by_path(ctx):
     left = prior["in_ts"].fillna(-1).to_numpy(np.int64)
     delayed = _marked(wk, left, tables.get("delayed"))
     heuristic = _marked(wk, left, tables.get("decision")) & ~delayed
-    path = np.where(delayed, "delayed", np.where(heuristic, "heuristic", "selected"))
+    return np.where(delayed, "delayed", np.where(heuristic, "heuristic", "selected"))
+
+
+def by_path(ctx):
+    """{profile task: {path: summary()}} of its wakeup latencies by how the wakeup found
+    its CPU (PATHS): whether selection can shorten a wait depends on the path."""
+    lat, path = ctx.latencies, wakeup_paths(ctx)
     names = dict(zip(ctx.run.threads["pid"].astype(int), ctx.run.threads["task"]))
-    task = wk["pid"].astype(int).map(names).to_numpy()
+    task = lat["pid"].astype(int).map(names).to_numpy()
     return {name: {p: summary(lat["latency"].to_numpy()[(task == name) & (path == p)])
                    for p in PATHS} for name in sorted(set(names.values()))}, None
 

@@ -42,6 +42,21 @@ def clip(sl, t0, t1):
     return out[out["end"] > out["start"]].reset_index(drop=True)
 
 
+def step_at(ts, values, at, before=-1):
+    """The value of a step function at each time of `at`: values[j] holds from ts[j]
+    (sorted) on, `before` before ts[0]."""
+    k = np.searchsorted(ts, at, side="right") - 1
+    return np.where(k >= 0, values[np.maximum(k, 0)], before)
+
+
+def overutilized_at(tables, at):
+    """Boolean per time of `at`: the root domain overutilized then, the state of the
+    last eas_overutilized event at or before it (not overutilized before the first)."""
+    ou = tables["overutil"].sort_values("ts", kind="stable")
+    return step_at(ou["ts"].to_numpy(np.int64), ou["overutilized"].to_numpy(np.int64),
+                   np.asarray(at, dtype=np.int64), 0) != 0
+
+
 def running_at(sl, times, ncpus):
     """Array [len(times), ncpus] of the pid running on each CPU at each time (-1: unknown)."""
     out = np.full((len(times), ncpus), -1, dtype=np.int64)

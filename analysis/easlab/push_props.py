@@ -24,6 +24,7 @@ import pandas as pd
 
 from contract.paths import READER, TOP
 from easan.push import is_push_reason
+from easan.schedule import step_at
 # sched_switch prev_state of a task switched out still runnable: R, R+ (preempted).
 RUNNABLE_STATES = (0, 256)
 SETTLE_NS = 50_000_000
@@ -103,11 +104,6 @@ def where(t, pid):
     ev.append(pd.DataFrame({"ts": ex["ts"], "cpu": -1}))
     ev = pd.concat(ev).sort_values("ts", kind="stable")
     return ev["ts"].to_numpy(np.int64), ev["cpu"].to_numpy(np.int64)
-
-
-def step_at(ts, values, at, before=-1):
-    k = np.searchsorted(ts, at, side="right") - 1
-    return np.where(k >= 0, values[np.maximum(k, 0)], before)
 
 
 def overutilized(t, t0, t1):
