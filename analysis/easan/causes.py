@@ -18,6 +18,7 @@ CAUSES = {
     "fair_push": "push",
     "fair_push_tick": "push",
     "fair_push_setattr": "push",
+    "fair_push_slice": "push",
     "numa": "numa",
     "numa_swap": "numa",
     # RT and deadline tasks moved by their own classes' push and pull.

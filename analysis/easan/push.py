@@ -2,10 +2,11 @@
 
 Each eas:eas_push event (the reader's push table) is one decision: the trigger
 that tried (putback: a task put back after preemption; tick: a stuck task alone
-on its CPU; setattr: sched_setattr() changed the task's clamps), why the task
-qualified, and the outcome. A decision that pushed is followed by the move itself,
-reported with a migration reason of cause "push" (fair_push, fair_push_tick,
-fair_push_setattr: causes.py). Counted over the profile's window, per run
+on its CPU; setattr: sched_setattr() changed the task's clamps; slice: a task of a
+short custom slice waited past it), why the task qualified, and the outcome. A
+decision that pushed is followed by the move itself, reported with a migration
+reason of cause "push" (fair_push, fair_push_tick, fair_push_setattr,
+fair_push_slice: causes.py). Counted over the profile's window, per run
 and per thread; not traced (metric.py) when the kernel has no eas_push event, as on
 base, where nothing could be counted.
 
@@ -32,7 +33,7 @@ MIGRATE_REASON = "eas_migrate_reason.reason"
 
 def is_push_reason(reason):
     """A migration reason of a push's move (cause "push": fair_push, fair_push_tick,
-    fair_push_setattr)."""
+    fair_push_setattr, fair_push_slice)."""
     return cause_of(reason) == "push"
 
 

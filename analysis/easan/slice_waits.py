@@ -15,14 +15,16 @@ The push acts only while the root domain is not overutilized (load balance place
 tasks while it is), so a wait a push could have shortened is a woken or cut_short
 one during which the state was off at the moment the wait passed the slice. That
 counts what a trigger could reach, not what it would gain: a push still needs a CPU
-that runs the thread sooner.
+that runs the thread sooner. What a trigger that acts once the slice has passed can
+shorten is the time past it: excess_ns sums, over the waits past the slice, the wait
+less the slice (pushable_excess_ns over those a push could reach).
 """
 import numpy as np
 import pandas as pd
 
 from . import compare
 from .latency import wakeup_paths
-from .metric import Metric
+from .metric import Metric, ms
 from .schedule import RUNNABLE_STATES, overutilized_at
 
 EVENTS = ("sched_switch", "sched_wakeup", "eas_overutilized", "eas_wakeup_delayed")
@@ -70,14 +72,17 @@ def waits(ctx, pid, slice_, paths):
 
 
 def count(w, slice_, tables):
-    """{'waits', 'past_slice', 'by_kind', 'pushable', 'pushable_share'} of waits w."""
+    """{'waits', 'past_slice', 'by_kind', 'pushable', 'pushable_share', 'excess_ns',
+    'pushable_excess_ns'} of waits w."""
     past = w[w["latency"].astype(float) > slice_]
     ou = overutilized_at(tables, past["start"].astype(np.int64) + slice_)
-    pushable = int((past["kind"].isin(PUSHABLE).to_numpy() & ~ou).sum())
+    reach = past["kind"].isin(PUSHABLE).to_numpy() & ~ou
+    excess = past["latency"].to_numpy(dtype=float) - slice_
     return {"waits": int(len(w)), "past_slice": int(len(past)),
             "by_kind": {k: int((past["kind"] == k).sum()) for k in KINDS},
-            "pushable": pushable,
-            "pushable_share": pushable / len(past) if len(past) else None}
+            "pushable": int(reach.sum()),
+            "pushable_share": int(reach.sum()) / len(past) if len(past) else None,
+            "excess_ns": float(excess.sum()), "pushable_excess_ns": float(excess[reach].sum())}
 
 
 def compute(ctx):
@@ -97,14 +102,16 @@ def compute(ctx):
     pushable = sum(c["pushable"] for c in every)
     return {"threads": len(every), "waits": sum(c["waits"] for c in every), "past_slice": past,
             "by_kind": {k: sum(c["by_kind"][k] for c in every) for k in KINDS},
-            "pushable": pushable, "pushable_share": pushable / past if past else None}, \
-        per_thread
+            "pushable": pushable, "pushable_share": pushable / past if past else None,
+            "excess_ns": sum(c["excess_ns"] for c in every),
+            "pushable_excess_ns": sum(c["pushable_excess_ns"] for c in every)}, per_thread
 
 
 def rows(c):
     kinds = ", ".join(f"{k.replace('_', ' ')} {c['by_kind'][k]}" for k in KINDS)
-    return [(LABEL, f"{c['past_slice']} of {c['waits']} ({kinds}); a push could reach "
-                    f"{c['pushable']}")]
+    return [(LABEL, f"{c['past_slice']} of {c['waits']} ({kinds}), {ms(c['excess_ns'])} ms "
+                    f"past the slice; a push could reach {c['pushable']} "
+                    f"({ms(c['pushable_excess_ns'])} ms)")]
 
 
 LABEL = "waits past a custom slice"

@@ -107,6 +107,21 @@ TRACE_BUFFER_KB=32768
 # The trace-cmd event arguments enabled by this boot's last trace-cmd start.
 TRACE_EVENTS_ON=/tmp/trace-events-on
 
+# sched_feats FEAT|NO_FEAT...: switch sched_feats on (FEAT) or off (NO_FEAT), for the
+# setup snippets of guest/vm/setups/. A name this kernel does not have (a base kernel,
+# or a config without it) ends the job with a one-line error.
+sched_feats() {
+	_features=/sys/kernel/debug/sched/features
+	for _feat in "$@"; do
+		_name=${_feat#NO_}
+		if ! grep -qE "(^| )(NO_)?$_name( |$)" "$_features" 2>/dev/null; then
+			echo "$_name is not a sched_feat of this kernel (KERNEL=patched? its config?)" >&2
+			exit 1
+		fi
+		echo "$_feat" > "$_features" || { echo "could not write $_feat to $_features" >&2; exit 1; }
+	done
+}
+
 # replay_profile JOB OUT [SETUP]: replay JOB/rt-app.json (contract.rtapp_profile's
 # output) while tracing into the ring buffer, and leave in OUT the trace
 # (trace.dat), the rt-app logs (rt-app/), rt-app's output, the kernel's view

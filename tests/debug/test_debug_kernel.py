@@ -158,6 +158,16 @@ def test_wait_bias_on_debug_kernel(tmp_path):
     assert m["placement_decisions"].get("wait_bias", 0) >= 1, m["placement_decisions"]
 
 
+def test_push_slice_on_debug_kernel(tmp_path):
+    """FAIR_PUSH_SLICE's look at the first entity of the root cfs_rq in the switch path,
+    under the rq lock, and its try from the balance callback: pair-light-slice on two
+    E-cores and a P-core, where its two short tasks wait past their slice beside idle
+    CPUs (tests/guest/test_push_slice.py)."""
+    m = analysed("pair-light-slice", tmp_path, kconfig="debug", PLATFORM="e:2:600,p:1:1024",
+                 CPUS="3", SETUP=os.path.join(TOP, "guest", "vm", "setups", "push-slice-on.sh"))
+    assert m["push"]["by_trigger"].get("slice", 0) >= 1, m["push"]["by_trigger"]
+
+
 def test_setattr_reactions_on_debug_kernel(tmp_path):
     """OVERUTIL_CLAMP_RECHECK's lockless walk of the root domain and FAIR_PUSH_SETATTR's
     try, from __sched_setscheduler() with the task's pi_lock and rq lock held, then the

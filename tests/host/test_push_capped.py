@@ -81,14 +81,15 @@ def test_push_decisions_counted(metrics):
         "cpu_share_by_cpu": {"0": pytest.approx(4000 / 200e6), "1": 0.0,
                              "2": pytest.approx(6000 / 200e6), "3": 0.0},
         "by_outcome": {"pushed": 1, "no_better_cpu": 1, "not_allowed": 1, "raced": 1},
-        "by_why": {"none": 0, "stuck_capacity": 1, "stuck_uclamp": 3},
-        "by_trigger": {"putback": 2, "tick": 2, "setattr": 0},
+        "by_why": {"none": 0, "stuck_capacity": 1, "stuck_uclamp": 3, "slice_late": 0},
+        "by_trigger": {"putback": 2, "tick": 2, "setattr": 0, "slice": 0},
         "by_trigger_outcome": {
             "putback": {"pushed": 0, "no_better_cpu": 1, "not_allowed": 1, "raced": 0},
             "tick": {"pushed": 1, "no_better_cpu": 0, "not_allowed": 0, "raced": 1},
-            "setattr": {"pushed": 0, "no_better_cpu": 0, "not_allowed": 0, "raced": 0}},
+            "setattr": {"pushed": 0, "no_better_cpu": 0, "not_allowed": 0, "raced": 0},
+            "slice": {"pushed": 0, "no_better_cpu": 0, "not_allowed": 0, "raced": 0}},
         "moves": 1, "moves_by_reason": {"fair_push": 0, "fair_push_tick": 1,
-                                        "fair_push_setattr": 0}}
+                                        "fair_push_setattr": 0, "fair_push_slice": 0}}
     assert metrics["migrations"]["by_cause"] == {"push": 1}
     t201, t300 = metrics["tasks"]["201"]["push"], metrics["tasks"]["300"]["push"]
     assert (t201["decisions"], t201["by_outcome"]["pushed"], t201["by_outcome"]["not_allowed"],
@@ -169,17 +170,19 @@ def test_push_not_traced_and_ab_rows(tmp_path):
             for o in OUTCOMES} == {o: (0, n) for o, n in want.items()}
     assert [n for n in rows if n.startswith("push decisions")] == \
         ["push decisions"] + [f"push decisions: {o}" for o in OUTCOMES] + \
-        [f"push decisions by trigger: {t}" for t in ("putback", "tick", "setattr")] + \
-        [f"push decisions by why: {w}" for w in ("none", "stuck_capacity", "stuck_uclamp")] + \
+        [f"push decisions by trigger: {t}" for t in ("putback", "tick", "setattr", "slice")] + \
+        [f"push decisions by why: {w}"
+         for w in ("none", "stuck_capacity", "stuck_uclamp", "slice_late")] + \
         ["push decisions per move", "push decisions per second"]
     # The capped tasks' figures are the same on both sides.
     p = rows["capped tasks: run time on P-cores"]
     assert (p["a"], p["b"], p["delta"]) == (pytest.approx(400 / 9), pytest.approx(400 / 9), 0)
     text = read_text(out, "report.md")
     assert "Push decisions: not traced by this kernel." in text
-    assert "| push decision outcome | putback | tick | setattr | all |" in text
-    assert "| not_allowed | 1 | 0 | 0 | 1 |" in text and "| all | 2 | 2 | 0 | 4 |" in text
-    assert ("Moves by push: 1, fair_push: 0, fair_push_tick: 1, fair_push_setattr: 0. "
+    assert "| push decision outcome | putback | tick | setattr | slice | all |" in text
+    assert "| not_allowed | 1 | 0 | 0 | 0 | 1 |" in text and "| all | 2 | 2 | 0 | 0 | 4 |" in text
+    assert ("Moves by push: 1, fair_push: 0, fair_push_tick: 1, fair_push_setattr: 0, "
+            "fair_push_slice: 0. "
             "Decisions per move: 4.0.") in text
     assert ("Capped tasks (3 threads with util_max 100): 44.4% of their run time on P-cores, "
             "33.3% from 50 ms after each one's first run; 150.00 ms with two or more on one CPU "

@@ -1,6 +1,8 @@
 """Waits past a custom slice and which a push could reach (easan/slice_waits.py), on a
 synthetic run whose answers are worked out by hand."""
-from easlab.synthetic_run import Trace, make_run
+import pytest
+
+from easlab.synthetic_run import MS, Trace, make_run
 from inprocess import metrics_of
 
 PLATFORM = "e:1:600,p:1:1024"
@@ -20,7 +22,9 @@ def waits_run(tmp_path, name="waits", untraced=(), slice_keys=True):
       1349.9 woken, 0.1 ms; runs 0.1 ms, preempted at 1350.1 (cut short), waits
         0.9 ms, past at 1350.4, not overutilized: reachable.
     Nine waits, five past the slice (delayed 1, woken 1, slice_used 1, cut_short 2),
-    two a push could reach: a share of 0.4. d waits 5 ms and has no slice: not counted."""
+    two a push could reach: a share of 0.4. Past the slice: 0.7 + 0.7 + 1.2 + 0.6 + 0.6
+    = 3.8 ms, 0.7 + 0.6 = 1.3 ms of it in the two a push could reach. d waits 5 ms and
+    has no slice: not counted."""
     t = Trace()
     t.marker(1000, C, 0, "begin")
     t.marker(1500, C, 0, "end")
@@ -57,7 +61,8 @@ def test_waits_past_the_slice_by_kind_and_reach(tmp_path):
     w = m["slice_waits"]
     assert w == {"threads": 1, "waits": 9, "past_slice": 5,
                  "by_kind": {"delayed": 1, "woken": 1, "slice_used": 1, "cut_short": 2},
-                 "pushable": 2, "pushable_share": 0.4}
+                 "pushable": 2, "pushable_share": 0.4,
+                 "excess_ns": pytest.approx(3.8 * MS), "pushable_excess_ns": pytest.approx(1.3 * MS)}
     assert m["tasks"][str(C)]["slice_waits"]["pushable"] == 2
     assert "slice_waits" not in m["tasks"][str(D)]
 

@@ -4,9 +4,4 @@
 # the CPU of its perf domain with the most spare capacity when that costs the same
 # energy as staying (the selection the v0.21 energy model was designed for).
 #   SETUP=guest/vm/setups/eas-spare-tie.sh make run PROFILE=... KERNEL=patched
-features=/sys/kernel/debug/sched/features
-if ! grep -q EAS_SPARE_TIE "$features" 2>/dev/null; then
-	echo "EAS_SPARE_TIE is not a sched_feat of this kernel (use KERNEL=patched)" >&2
-	exit 1
-fi
-echo EAS_SPARE_TIE > "$features" || { echo "could not switch EAS_SPARE_TIE on" >&2; exit 1; }
+sched_feats EAS_SPARE_TIE

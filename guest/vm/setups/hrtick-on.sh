@@ -4,9 +4,4 @@
 # on an hrtimer instead of at the next tick (4 ms at HZ=250), so a hog that keeps the
 # CPU past its slice is preempted when the slice ends.
 #   SETUP=guest/vm/setups/hrtick-on.sh make run PROFILE=... KERNEL=patched
-features=/sys/kernel/debug/sched/features
-if ! grep -qE "(^| )(NO_)?HRTICK( |$)" "$features" 2>/dev/null; then
-	echo "HRTICK is not a sched_feat of this kernel (CONFIG_SCHED_HRTICK?)" >&2
-	exit 1
-fi
-echo HRTICK > "$features" || { echo "could not switch HRTICK on" >&2; exit 1; }
+sched_feats HRTICK

@@ -4,9 +4,4 @@
 # as by default, a fair task's slice ends at the next tick (4 ms at HZ=250) even while
 # a task of a shorter slice waits behind it, as in mainline.
 #   SETUP=guest/vm/setups/hrtick-shorter-off.sh make run PROFILE=... KERNEL=patched
-features=/sys/kernel/debug/sched/features
-if ! grep -qE "(^| )(NO_)?HRTICK_SHORTER( |$)" "$features" 2>/dev/null; then
-	echo "HRTICK_SHORTER is not a sched_feat of this kernel (use KERNEL=patched)" >&2
-	exit 1
-fi
-echo NO_HRTICK_SHORTER > "$features" || { echo "could not switch HRTICK_SHORTER off" >&2; exit 1; }
+sched_feats NO_HRTICK_SHORTER

@@ -4,12 +4,4 @@
 # wakeup then estimates energy as a wakeup does, each perf domain's busy time
 # clamped at its capacity. What 0032 changes, A/B on one boot with push-on.sh.
 #   SETUP=guest/vm/setups/own-cost-off.sh make run PROFILE=... KERNEL=patched
-features=/sys/kernel/debug/sched/features
-for feat in FAIR_PUSH FAIR_PUSH_TICK EAS_FEWER_RUNNABLE EAS_CHEAPER_TIE NO_EAS_PUSH_OWN_COST; do
-	name=${feat#NO_}
-	if ! grep -qE "(^| )(NO_)?$name( |$)" "$features" 2>/dev/null; then
-		echo "$name is not a sched_feat of this kernel (use KERNEL=patched)" >&2
-		exit 1
-	fi
-	echo "$feat" > "$features" || { echo "could not write $feat" >&2; exit 1; }
-done
+sched_feats FAIR_PUSH FAIR_PUSH_TICK EAS_FEWER_RUNNABLE EAS_CHEAPER_TIE NO_EAS_PUSH_OWN_COST

@@ -5,9 +5,4 @@
 # the shortest slice queued beside it, instead of to its deadline. For A/B with
 # parity-min-slice-off.sh.
 #   SETUPS="guest/vm/setups/parity-min-slice-on.sh guest/vm/setups/parity-min-slice-off.sh"
-features=/sys/kernel/debug/sched/features
-if ! grep -qE "(^| )(NO_)?PARITY_MIN_SLICE( |$)" "$features" 2>/dev/null; then
-	echo "PARITY_MIN_SLICE is not a sched_feat of this kernel (use KERNEL=patched)" >&2
-	exit 1
-fi
-echo PARITY_MIN_SLICE > "$features" || { echo "could not switch PARITY_MIN_SLICE on" >&2; exit 1; }
+sched_feats PARITY_MIN_SLICE

@@ -8,11 +8,4 @@
 # wakeup, an equal-energy tie to the cheaper perf domain) and EAS_PUSH_OWN_COST (a
 # queued task's whole busy time on its own CPU). Scheduling is then mainline's.
 #   SETUP=guest/vm/setups/push-off.sh make run PROFILE=... KERNEL=patched
-features=/sys/kernel/debug/sched/features
-for feat in FAIR_PUSH FAIR_PUSH_TICK EAS_FEWER_RUNNABLE EAS_CHEAPER_TIE EAS_PUSH_OWN_COST; do
-	if ! grep -qE "(^| )(NO_)?$feat( |$)" "$features" 2>/dev/null; then
-		echo "$feat is not a sched_feat of this kernel (use KERNEL=patched)" >&2
-		exit 1
-	fi
-	echo "NO_$feat" > "$features" || { echo "could not switch $feat off" >&2; exit 1; }
-done
+sched_feats NO_FAIR_PUSH NO_FAIR_PUSH_TICK NO_EAS_FEWER_RUNNABLE NO_EAS_CHEAPER_TIE NO_EAS_PUSH_OWN_COST

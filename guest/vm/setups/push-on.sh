@@ -9,11 +9,4 @@
 # and EAS_PUSH_OWN_COST (a queued task's whole busy time on its own CPU).
 # With guest/vm/jobs/replays.sh it undoes push-off.sh between two replays of one boot.
 #   SETUP=guest/vm/setups/push-on.sh make run PROFILE=... KERNEL=patched
-features=/sys/kernel/debug/sched/features
-for feat in FAIR_PUSH FAIR_PUSH_TICK EAS_FEWER_RUNNABLE EAS_CHEAPER_TIE EAS_PUSH_OWN_COST; do
-	if ! grep -qE "(^| )(NO_)?$feat( |$)" "$features" 2>/dev/null; then
-		echo "$feat is not a sched_feat of this kernel (use KERNEL=patched)" >&2
-		exit 1
-	fi
-	echo "$feat" > "$features" || { echo "could not switch $feat on" >&2; exit 1; }
-done
+sched_feats FAIR_PUSH FAIR_PUSH_TICK EAS_FEWER_RUNNABLE EAS_CHEAPER_TIE EAS_PUSH_OWN_COST

@@ -6,11 +6,4 @@
 # changed clamp has the stopper try to push the task at once). The fair push's
 # other triggers stay as they are. For A/B on one boot with setattr-on.sh.
 #   SETUPS="guest/vm/setups/setattr-off.sh guest/vm/setups/setattr-on.sh"
-features=/sys/kernel/debug/sched/features
-for feat in OVERUTIL_CLAMP_RECHECK FAIR_PUSH_SETATTR; do
-	if ! grep -qE "(^| )(NO_)?$feat( |$)" "$features" 2>/dev/null; then
-		echo "$feat is not a sched_feat of this kernel (use KERNEL=patched)" >&2
-		exit 1
-	fi
-	echo "NO_$feat" > "$features" || { echo "could not switch $feat off" >&2; exit 1; }
-done
+sched_feats NO_OVERUTIL_CLAMP_RECHECK NO_FAIR_PUSH_SETATTR

@@ -4,9 +4,4 @@
 # waking task of a short custom slice that finds no idle CPU goes to the busy CPU
 # where it would wait least. For A/B on one boot with slice-aware-off.sh.
 #   SETUPS="guest/vm/setups/slice-aware-on.sh guest/vm/setups/slice-aware-off.sh"
-features=/sys/kernel/debug/sched/features
-if ! grep -q SLICE_AWARE_SELECT "$features" 2>/dev/null; then
-	echo "SLICE_AWARE_SELECT is not a sched_feat of this kernel (use KERNEL=patched)" >&2
-	exit 1
-fi
-echo SLICE_AWARE_SELECT > "$features" || { echo "could not switch SLICE_AWARE_SELECT on" >&2; exit 1; }
+sched_feats SLICE_AWARE_SELECT

@@ -5,11 +5,4 @@
 # CPU that runs it at once (idle or, for a short slice, preempting) if its estimate
 # adds no more than 1/64 of the task's own. For A/B with wait-bias-off.sh.
 #   SETUPS="guest/vm/setups/wait-bias-on.sh guest/vm/setups/wait-bias-off.sh"
-features=/sys/kernel/debug/sched/features
-for feat in EAS_WAIT_TIE EAS_WAIT_BIAS; do
-	if ! grep -qE "(^| )(NO_)?$feat( |$)" "$features" 2>/dev/null; then
-		echo "$feat is not a sched_feat of this kernel (use KERNEL=patched)" >&2
-		exit 1
-	fi
-	echo "$feat" > "$features" || { echo "could not switch $feat on" >&2; exit 1; }
-done
+sched_feats EAS_WAIT_TIE EAS_WAIT_BIAS

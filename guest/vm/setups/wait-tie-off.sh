@@ -4,9 +4,4 @@
 # energy tie at wakeup goes to prev, the first perf domain found, or the CPU of a
 # domain with the most spare capacity, as in mainline.
 #   SETUP=guest/vm/setups/wait-tie-off.sh make run PROFILE=... KERNEL=patched
-features=/sys/kernel/debug/sched/features
-if ! grep -qE "(^| )(NO_)?EAS_WAIT_TIE( |$)" "$features" 2>/dev/null; then
-	echo "EAS_WAIT_TIE is not a sched_feat of this kernel (use KERNEL=patched)" >&2
-	exit 1
-fi
-echo NO_EAS_WAIT_TIE > "$features" || { echo "could not switch EAS_WAIT_TIE off" >&2; exit 1; }
+sched_feats NO_EAS_WAIT_TIE

@@ -5,9 +5,4 @@
 # least on (idle or, for a short slice, preempting at once; fewer tasks; a lower
 # runnable_avg...) rather than prev, the first perf domain or the most spare capacity. For A/B with wait-tie-off.sh.
 #   SETUPS="guest/vm/setups/wait-tie-on.sh guest/vm/setups/wait-tie-off.sh"
-features=/sys/kernel/debug/sched/features
-if ! grep -qE "(^| )(NO_)?EAS_WAIT_TIE( |$)" "$features" 2>/dev/null; then
-	echo "EAS_WAIT_TIE is not a sched_feat of this kernel (use KERNEL=patched)" >&2
-	exit 1
-fi
-echo EAS_WAIT_TIE > "$features" || { echo "could not switch EAS_WAIT_TIE on" >&2; exit 1; }
+sched_feats EAS_WAIT_TIE
