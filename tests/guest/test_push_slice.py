@@ -16,8 +16,11 @@ no switch-in between). The kernel stamps the wait when the task is queued, a lit
 before the wakeup event the trace shows, and reports the decision after its search,
 so the trace's wait can only fall short of the kernel's by the time from the enqueue
 to the wakeup event: WAIT_SLACK_NS allows for that. At least one decision moves the
-task, and each move is followed by its migration, reason fair_push_slice. Off, the
-trigger decides nothing.
+task, and each move is followed by its migration, reason fair_push_slice. A try that
+found no better CPU holds the task's next for FAIR_PUSH_RETRY_MS (32 ms, 8 jiffies at
+the guest's HZ=250): the next decision about the same task comes at least 7 jiffies
+later (FAILED_GAP_NS), as the hold is counted in whole jiffies. Off, the trigger
+decides nothing.
 
 What it costs and gains is for experiments/push-slice.json.
 """
@@ -32,6 +35,7 @@ SLICE_NS = 300_000          # the profile's slice_us
 # The enqueue (the kernel's stamp) comes before the wakeup event of the same
 # try_to_wake_up(); a tenth of a millisecond is far more than that path takes.
 WAIT_SLACK_NS = 100_000
+FAILED_GAP_NS = 7 * 4_000_000
 
 
 @pytest.fixture(scope="module")
@@ -69,6 +73,11 @@ def test_slice_trigger_pushes_short_tasks_that_waited_their_slice(push_slice_boo
     assert (waited >= SLICE_NS - WAIT_SLACK_NS).all(), p[waited < SLICE_NS - WAIT_SLACK_NS]
     pushed = p[p["outcome"] == "pushed"]
     assert len(pushed) >= 1, "no slice decision moved its task"
+    for pid, mine in p.sort_values("ts").groupby("pid"):
+        ts, outcome = mine["ts"].to_numpy(), mine["outcome"].to_numpy()
+        for i in range(len(ts) - 1):
+            if outcome[i] in ("no_better_cpu", "not_allowed"):
+                assert ts[i + 1] - ts[i] >= FAILED_GAP_NS, (pid, ts[i], ts[i + 1])
     mig = t["migrate"]
     mig = mig[mig["reason"] == "fair_push_slice"]
     for r in pushed.itertuples():
