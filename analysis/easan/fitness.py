@@ -15,7 +15,7 @@ import numpy as np
 
 from .affinity import allowed_masks
 from .metric import Figure, Metric
-from .schedule import RUNNABLE_STATES, running_at
+from .schedule import running_at, waits
 
 EVENTS = ("sched_switch", "sched_wakeup", "eas_pelt_se")
 STEP_NS = 1_000_000
@@ -38,22 +38,9 @@ def _util_at(pelt, pid, times):
 
 
 def waiting_intervals(tables, pid):
-    """[(start, end)] ns where pid was runnable but not running."""
-    wk = tables["wakeup"]
-    sw = tables["switch"]
-    wk = wk[wk["pid"] == pid]
-    starts = list(wk[wk["kind"].isin(["wakeup", "new"])]["ts"])
-    starts += list(sw[(sw["prev_pid"] == pid) & sw["prev_state"].isin(RUNNABLE_STATES)]["ts"])
-    ins = sorted(sw[sw["next_pid"] == pid]["ts"])
-    events = sorted([(t, 1) for t in starts] + [(t, 0) for t in ins])
-    out, since = [], None
-    for t, kind in events:
-        if kind and since is None:
-            since = t
-        elif not kind and since is not None:
-            out.append((since, t))
-            since = None
-    return out
+    """[(start, end)] ns of pid's waits that end in the trace (schedule.waits())."""
+    w = waits(tables, pid).dropna(subset=["end"])
+    return list(zip(w["start"], w["end"].astype(np.int64)))
 
 
 def _inside(times, intervals):

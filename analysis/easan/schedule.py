@@ -57,6 +57,38 @@ def overutilized_at(tables, at):
                    np.asarray(at, dtype=np.int64), 0) != 0
 
 
+def waits(tables, pid):
+    """DataFrame start, end, began, ran: pid's waits, runnable and not running, each from
+    a wakeup (began 'wakeup' or 'new') or a switch-out that left it runnable
+    ('preempted') to its next switch-in; end is NaN for a wait the trace ends in. ran:
+    for a 'preempted' wait, how long it had run since its switch-in before (NaN when
+    that is not in the trace, and for the other waits). A start while it already
+    waits does not begin a new wait; a switch-in at the same time as a start comes
+    first."""
+    wk = tables["wakeup"]
+    wk = wk[(wk["pid"] == pid) & wk["kind"].isin(["wakeup", "new"])]
+    sw = tables["switch"]
+    outs = sw[(sw["prev_pid"] == pid) & sw["prev_state"].isin(RUNNABLE_STATES)]["ts"]
+    ins = sw[sw["next_pid"] == pid]["ts"]
+    events = sorted([(int(t), 1, k) for t, k in zip(wk["ts"], wk["kind"])]
+                    + [(int(t), 1, "preempted") for t in outs] + [(int(t), 0, "") for t in ins],
+                    key=lambda e: e[:2])
+    rows, open_, last_in = [], None, None
+    for t, starts, how in events:
+        if not starts:
+            if open_:
+                rows.append((*open_[:1], t, *open_[1:]))
+                open_ = None
+            last_in = t
+        elif open_ is None:
+            ran = t - last_in if how == "preempted" and last_in is not None else np.nan
+            open_ = (t, how, ran)
+    if open_:
+        rows.append((open_[0], np.nan, *open_[1:]))
+    return pd.DataFrame(rows, columns=["start", "end", "began", "ran"]).astype(
+        {"start": np.int64, "end": float, "ran": float})
+
+
 def running_at(sl, times, ncpus):
     """Array [len(times), ncpus] of the pid running on each CPU at each time (-1: unknown)."""
     out = np.full((len(times), ncpus), -1, dtype=np.int64)

@@ -22,10 +22,10 @@ less the slice (pushable_excess_ns over those a push could reach).
 import numpy as np
 import pandas as pd
 
-from . import compare
+from . import compare, schedule
 from .latency import wakeup_paths
 from .metric import Metric, ms
-from .schedule import RUNNABLE_STATES, overutilized_at
+from .schedule import overutilized_at
 
 EVENTS = ("sched_switch", "sched_wakeup", "eas_overutilized", "eas_wakeup_delayed")
 KINDS = ("delayed", "woken", "slice_used", "cut_short")
@@ -40,25 +40,12 @@ def slice_ns(run, pid):
 
 def preemptions(ctx, pid, slice_):
     """DataFrame start, latency, kind of pid's waits that began with a preemption in the
-    window: slice_used if it ran at least slice_ ns since its switch-in, else cut_short."""
-    sw = ctx.run.tables["switch"]
-    out_ = sw[(sw["prev_pid"] == pid) & sw["prev_state"].isin(RUNNABLE_STATES)
-              & (sw["ts"] >= ctx.t0) & (sw["ts"] <= ctx.t1)]
-    out_ = out_[["ts"]].astype(np.int64).sort_values("ts")
-    ins = sw[sw["next_pid"] == pid][["ts"]].astype(np.int64).rename(
-        columns={"ts": "in_ts"}).sort_values("in_ts")
-    if out_.empty or ins.empty:
-        return pd.DataFrame({"start": [], "latency": [], "kind": []})
-    before = pd.merge_asof(out_, ins, left_on="ts", right_on="in_ts", direction="backward",
-                           allow_exact_matches=False)
-    after = pd.merge_asof(out_, ins, left_on="ts", right_on="in_ts", direction="forward",
-                          allow_exact_matches=False)
-    ran = before["ts"] - before["in_ts"]
-    kind = np.where(ran.to_numpy() >= slice_, "slice_used", "cut_short")
-    waits = pd.DataFrame({"start": out_["ts"].to_numpy(), "latency": after["in_ts"] - after["ts"],
-                          "kind": kind})
-    # A preemption with no switch-in after it in the trace has no known end.
-    return waits.dropna(subset=["latency"])
+    window and end in the trace: slice_used if it ran at least slice_ ns since its
+    switch-in, else cut_short."""
+    w = schedule.waits(ctx.run.tables, pid).dropna(subset=["end"])
+    w = w[(w["began"] == "preempted") & (w["start"] >= ctx.t0) & (w["start"] <= ctx.t1)]
+    return pd.DataFrame({"start": w["start"].to_numpy(), "latency": w["end"] - w["start"],
+                         "kind": np.where(w["ran"].to_numpy() >= slice_, "slice_used", "cut_short")})
 
 
 def waits(ctx, pid, slice_, paths):

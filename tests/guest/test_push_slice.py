@@ -27,7 +27,7 @@ What it costs and gains is for experiments/push-slice.json.
 import numpy as np
 import pytest
 
-from easan.schedule import RUNNABLE_STATES
+from easan.schedule import waits
 from easlab import push_props as pp
 from test_push import boot
 
@@ -45,17 +45,10 @@ def push_slice_boot(tmp_path_factory):
 
 
 def wait_start(t, pid, ts):
-    """When pid began the wait it was in at ts (its last wakeup or runnable switch-out
-    before ts), None if it ran in between or never waited."""
-    wk = t["wakeup"]
-    wk = wk[(wk["pid"] == pid) & wk["kind"].isin(["wakeup", "new"]) & (wk["ts"] <= ts)]
-    sw = t["switch"]
-    outs = sw[(sw["prev_pid"] == pid) & sw["prev_state"].isin(RUNNABLE_STATES) & (sw["ts"] <= ts)]
-    ins = sw[(sw["next_pid"] == pid) & (sw["ts"] <= ts)]
-    start = max(wk["ts"].max() if len(wk) else -1, outs["ts"].max() if len(outs) else -1)
-    if start < 0 or (len(ins) and ins["ts"].max() > start):
-        return None
-    return int(start)
+    """When pid began the wait it was in at ts, None if it was not waiting then."""
+    w = waits(t, pid)
+    w = w[(w["start"] <= ts) & ~(w["end"] <= ts)]
+    return int(w["start"].iloc[-1]) if len(w) else None
 
 
 def test_slice_trigger_pushes_short_tasks_that_waited_their_slice(push_slice_boot):

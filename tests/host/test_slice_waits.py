@@ -1,7 +1,10 @@
 """Waits past a custom slice and which a push could reach (easan/slice_waits.py), on a
 synthetic run whose answers are worked out by hand."""
+import numpy as np
+import pandas as pd
 import pytest
 
+from easan import schedule
 from easlab.synthetic_run import MS, Trace, make_run
 from inprocess import metrics_of
 
@@ -91,3 +94,30 @@ def test_every_wait_past_the_slice_while_overutilized_is_out_of_reach(tmp_path):
     w = metrics_of(run)["slice_waits"]
     assert (w["past_slice"], w["by_kind"]["woken"], w["pushable"]) == (1, 1, 0)
     assert w["pushable_share"] == 0.0
+
+
+def test_waits_begin_at_a_wakeup_or_a_preemption_and_end_at_a_switch_in():
+    """schedule.waits(), which slice_waits, fitness and the slice trigger's guest test
+    share. c: woken at 10 ms, woken again at 10.5 while it waits (no new wait), in at
+    11; runs 1 ms and is preempted at 12, in at 13 (ran 1 ms); sleeps at 14; woken new
+    at 20, in at 20.5, preempted at 21 (ran 0.5 ms) and never back in the trace. d
+    leaves CPU 1 runnable at 5 ms with no switch-in before it (ran unknown), in at 6."""
+    t = Trace()
+    t.wakeup(10, C, 0)
+    t.wakeup(10.5, C, 0)
+    t.run(0, C, 11, 12, sleeping=False)
+    t.run(0, C, 13, 14)
+    t.wakeup(20, C, 0, kind="new")
+    t.run(0, C, 20.5, 21, sleeping=False)
+    t.switch(1, 5, D, 0, sleeping=False)
+    t.switch(1, 6, 0, D)
+    tables = {k: pd.DataFrame(t.rows[k]) for k in ("wakeup", "switch")}
+    w = schedule.waits(tables, C)
+    assert list(w["began"]) == ["wakeup", "preempted", "new", "preempted"]
+    assert list(w["start"]) == [10 * MS, 12 * MS, 20 * MS, 21 * MS]
+    assert list(w["end"][:3]) == [11 * MS, 13 * MS, 20.5 * MS] and np.isnan(w["end"][3])
+    assert np.isnan(w["ran"][0]) and np.isnan(w["ran"][2])
+    assert (w["ran"][1], w["ran"][3]) == (1 * MS, 0.5 * MS)
+    w = schedule.waits(tables, D)
+    assert (list(w["start"]), list(w["end"]), list(w["began"])) == ([5 * MS], [6 * MS], ["preempted"])
+    assert np.isnan(w["ran"][0])
