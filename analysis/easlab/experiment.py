@@ -9,6 +9,8 @@ about metrics of metrics.json that each come out held, failed or inconclusive.
       "busy_vcpus": 4,            vCPUs its profiles keep busy (host cores it needs)
       "repetitions": 10,          runs per group and profile (REPS= overrides)
       "min_runs": 5,              runs a group needs for a verdict (MIN_RUNS at least)
+      "warmup": 1,                replays of the profile in the same boot before the
+                                  one measured (default 0; every group needs a setup)
       "profiles": ["many-small"], in rt-app-profiles/ (name or path)
       "platform": "e:4:600,p:2:1024",   default of the groups (PLATFORM grammar)
       "kernel": "patched",              default of the groups (base|patched)
@@ -21,7 +23,11 @@ about metrics of metrics.json that each come out held, failed or inconclusive.
     }
 
 setup: a snippet of guest/vm/setups/ (name without .sh, or a path) or a list of them,
-sourced in that order. A metric's path walks metrics.json's run entry by dotted keys;
+sourced in that order. warmup: a TCG guest translates kernel code the first time it
+runs, so a path's first runs in a boot take many times their later guest time (the
+push's first decisions: lab notes, "The long first decisions"); an experiment about
+such a cost replays the profile warmup times after the setup before the replay it
+measures. A metric's path walks metrics.json's run entry by dotted keys;
 "[]" walks every element of a list ("reaction.list[].from_crossing_ns"), giving a
 run a list of values. "default" stands for a key a run does not have (a count of a
 reason never seen); a value that is null (not traced by that kernel) stays missing.
@@ -61,7 +67,7 @@ _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]*$")
 _STAT_RE = re.compile(r"^(mean|min|max|p(\d{1,2}(\.\d+)?|100))$")
 
 TOP_KEYS = {"description", "busy_vcpus", "repetitions", "min_runs", "profiles", "platform",
-            "kernel", "groups", "metrics", "claims", "small"}
+            "kernel", "groups", "metrics", "claims", "small", "warmup"}
 GROUP_KEYS = {"kernel", "kconfig", "cmdline", "setup", "platform"}
 METRIC_KEYS = {"path", "default", "unit", "scale"}
 CLAIM_KEYS = {"text", "written", "metric", "lhs", "op", "rhs", "value", "stat", "factor",
@@ -158,6 +164,7 @@ class Experiment:
     claims: list
     small: dict = None
     min_runs: int = MIN_RUNS
+    warmup: int = 0
     sha256: str = ""
     variant: str = "default"
     raw: dict = field(default_factory=dict)
@@ -326,6 +333,7 @@ def load(path, small=False):
     busy = _int(path, "busy_vcpus", raw["busy_vcpus"], 1)
     reps = _int(path, "repetitions", raw.get("repetitions", 3), 1)
     min_runs = _int(path, "min_runs", raw.get("min_runs", MIN_RUNS), MIN_RUNS)
+    warmup = _int(path, "warmup", raw.get("warmup", 0), 0)
     defaults = {"kernel": raw.get("kernel", "patched"),
                 "platform": raw.get("platform", DEFAULT_PLATFORM)}
     _platform(path, "platform", defaults["platform"])
@@ -354,6 +362,8 @@ def load(path, small=False):
         if small:   # the smaller platform replaces every group's
             gobj = {k: v for k, v in gobj.items() if k != "platform"} if isinstance(gobj, dict) else gobj
         groups[gname] = _group(path, gname, gobj, defaults)
+        if warmup and not groups[gname].setups:
+            _fail(path, f"groups.{gname}.setup", "warmup replays need a setup snippet")
     for g in groups.values():
         for p in profiles:
             cpu = _calibration_cpu(p)
@@ -385,7 +395,7 @@ def load(path, small=False):
                 _fail(path, f"claims[{i}].profiles", f"'{p}' is not one of the experiment's profiles")
     return Experiment(name=name, path=os.path.abspath(path), description=raw["description"],
                       busy_vcpus=busy, repetitions=reps, profiles=profiles, groups=groups,
-                      metrics=metrics, claims=claims, small=small_spec, min_runs=min_runs,
+                      metrics=metrics, claims=claims, small=small_spec, min_runs=min_runs, warmup=warmup,
                       sha256=hashlib.sha256(data).hexdigest(),
                       variant="small" if small else "default", raw=raw)
 

@@ -15,6 +15,7 @@ exists: the one channel from run.sh to its callers.
 Each experiment's index of its run folders, build/reports/experiments/NAME/runs.json,
 is what the report reads.
 """
+import glob
 import hashlib
 import json
 import os
@@ -95,6 +96,7 @@ def plan(exp, reps=None, build=None):
                     "group": g.name, "rep": rep, "kernel": g.kernel, "kconfig": g.kconfig,
                     "cmdline": g.cmdline, "platform": g.platform, "vcpus": g.vcpus,
                     "setups": list(g.setups), "setup": setup_file(g, build),
+                    "warmup": exp.warmup,
                 })
     return out
 
@@ -107,10 +109,13 @@ def inputs(spec, build=None):
     if not os.path.isfile(info):
         raise FileNotFoundError(f"kernel {kernel_id(spec['kernel'], spec['kconfig'])} not built "
                                 f"({info} missing; run 'make kernels')")
-    return {"kernel_build": _sha_file(info), "profile": _sha_file(spec["profile"]),
-            "cmdline": spec["cmdline"], "platform": spec["platform"],
-            "setup": [_sha_file(s) for s in spec["setups"]], "kconfig": spec["kconfig"],
-            "rep": spec["rep"]}
+    out = {"kernel_build": _sha_file(info), "profile": _sha_file(spec["profile"]),
+           "cmdline": spec["cmdline"], "platform": spec["platform"],
+           "setup": [_sha_file(s) for s in spec["setups"]], "kconfig": spec["kconfig"],
+           "rep": spec["rep"]}
+    if spec.get("warmup"):  # absent when 0: the keys of earlier runs stay as they were
+        out["warmup"] = spec["warmup"]
+    return out
 
 
 def key_of(inp):
@@ -214,7 +219,10 @@ def _run_sh(spec, flags, build, runs_dir, log, timeout):
     for var in ("SETUPS", "SETUP", "CPUS", "JOB"):
         env.pop(var, None)
     env.update(PLATFORM=spec["platform"], CMDLINE=spec["cmdline"], RUN_DIR_FILE=channel, BUILD=build)
-    if spec["setup"]:
+    warmup = spec.get("warmup", 0)
+    if warmup:  # the setup's replay warmup + 1 times in one boot (guest/vm/jobs/replays.sh)
+        env["SETUPS"] = " ".join([spec["setup"]] * (warmup + 1))
+    elif spec["setup"]:
         env["SETUP"] = spec["setup"]
     if runs_dir:
         env["RUNS"] = runs_dir
@@ -229,7 +237,18 @@ def _run_sh(spec, flags, build, runs_dir, log, timeout):
     with open(channel, encoding="utf-8") as f:
         run_dir = f.read().strip()
     os.unlink(channel)
+    if warmup and run_dir and "--prepare-only" not in flags:
+        return measured_replay(rc, run_dir, warmup)
     return rc, run_dir
+
+
+def measured_replay(rc, run_dir, warmup):
+    """(exit status, the run folder of the boot's last replay), the one measured after
+    warmup replays; a boot with fewer replays fails (the boot's folder then)."""
+    replays = sorted(glob.glob(os.path.join(run_dir, "replays", "*", "")))
+    if len(replays) != warmup + 1:
+        return rc or 1, run_dir
+    return rc, replays[-1].rstrip(os.sep)
 
 
 def run_one(spec, build=None, runs_dir=None):

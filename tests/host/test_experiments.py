@@ -4,6 +4,7 @@ channel of guest/host/run.sh, and the LAVA export checked by LAVA's own schema."
 import json
 import os
 import shutil
+import subprocess
 
 import pytest
 
@@ -95,6 +96,8 @@ def test_good_file_loads(tmp_path):
     ({"claims__0__op": "=="}, "claims[0].op", "needs stat min or max"),
     ({"claims__0__profiles": ["many-small"]}, "claims[0].profiles", "not one of the experiment's"),
     ({"platform": "p:1:1024"}, "groups.a.platform", None),   # smoke calibrates on CPU0: fine
+    ({"warmup": -1}, "warmup", "whole number"),
+    ({"warmup": 1}, "groups.a.setup", "warmup replays need a setup"),   # a has none
 ])
 def test_bad_file_is_one_error_naming_file_and_key(tmp_path, changes, key, needle):
     path = write(tmp_path, with_(**changes))
@@ -349,6 +352,38 @@ def test_a_changed_input_changes_the_key(tmp_path, fake_build, change):
         assert before[0::2] == after[0::2]  # group a (base, no setup) untouched
     changed = slice(0, 4) if change == "profile" else slice(1, 4, 2)
     assert not set(before[changed]) & set(after[changed])
+
+
+def test_warmup_replays_the_setup_and_measures_the_last(tmp_path, fake_build, monkeypatch):
+    """warmup: the key changes only where it is asked for (so the done store keeps every
+    earlier run), run.sh gets the setup warmup + 1 times in SETUPS, and the run the
+    sweep records is the boot's last replay; a boot short of replays fails."""
+    d = with_(groups__a__kernel="patched", groups__a__setup="push-off")
+    plain = keys(ex.load(write(tmp_path, d)), fake_build)
+    d["warmup"] = 1
+    exp = ex.load(write(tmp_path, d, "warm.json"))
+    assert exp.warmup == 1
+    specs = sweep.with_keys(sweep.plan(exp, None, fake_build), fake_build)
+    assert not set(plain) & {s["key"] for s in specs}
+    del d["warmup"]
+    assert keys(ex.load(write(tmp_path, d, "cold.json")), fake_build) == plain
+    boot_dir = tmp_path / "boot"
+    seen = {}
+
+    def fake_run(cmd, env, **kw):
+        seen.update(SETUPS=env.get("SETUPS"), SETUP=env.get("SETUP"))
+        for name in ("01-push-off", "02-push-off")[:seen.get("replays", 2)]:
+            (boot_dir / "replays" / name).mkdir(parents=True, exist_ok=True)
+        with open(env["RUN_DIR_FILE"], "w", encoding="utf-8") as f:
+            f.write(str(boot_dir))
+        return subprocess.CompletedProcess(cmd, 0)
+    monkeypatch.setattr(sweep.subprocess, "run", fake_run)
+    rc, folder = sweep.boot(specs[0], fake_build)
+    assert seen["SETUPS"] == " ".join([specs[0]["setup"]] * 2) and seen["SETUP"] is None
+    assert (rc, folder) == (0, str(boot_dir / "replays" / "02-push-off"))
+    shutil.rmtree(boot_dir)
+    seen["replays"] = 1
+    assert sweep.boot(specs[0], fake_build) == (1, str(boot_dir))
 
 
 def test_missing_kernel_is_one_clear_error(tmp_path):
