@@ -59,30 +59,34 @@ def overutilized_at(tables, at):
 
 def waits(tables, pid):
     """DataFrame start, end, began, ran: pid's waits, runnable and not running, each from
-    a wakeup (began 'wakeup' or 'new') or a switch-out that left it runnable
-    ('preempted') to its next switch-in; end is NaN for a wait the trace ends in. ran:
-    for a 'preempted' wait, how long it had run since its switch-in before (NaN when
-    that is not in the trace, and for the other waits). A start while it already
-    waits does not begin a new wait; a switch-in at the same time as a start comes
-    first."""
+    a wakeup while it was not running (began 'wakeup' or 'new') or a switch-out that
+    left it runnable ('preempted') to its next switch-in; end is NaN for a wait the
+    trace ends in. ran: for a 'preempted' wait, how long it had run since its switch-in
+    (NaN when that is not in the trace, and for the other waits). A wakeup while it
+    runs (try_to_wake_up() before the task got to schedule()) begins no wait, nor does
+    a start while it waits. At one time, a switch-in comes before a switch-out, and
+    both before a wakeup."""
     wk = tables["wakeup"]
     wk = wk[(wk["pid"] == pid) & wk["kind"].isin(["wakeup", "new"])]
     sw = tables["switch"]
-    outs = sw[(sw["prev_pid"] == pid) & sw["prev_state"].isin(RUNNABLE_STATES)]["ts"]
-    ins = sw[sw["next_pid"] == pid]["ts"]
-    events = sorted([(int(t), 1, k) for t, k in zip(wk["ts"], wk["kind"])]
-                    + [(int(t), 1, "preempted") for t in outs] + [(int(t), 0, "") for t in ins],
-                    key=lambda e: e[:2])
-    rows, open_, last_in = [], None, None
-    for t, starts, how in events:
-        if not starts:
+    outs = sw[sw["prev_pid"] == pid]
+    events = sorted([(int(t), 0, "in") for t in sw[sw["next_pid"] == pid]["ts"]]
+                    + [(int(t), 1, "preempted" if runnable else "out") for t, runnable in
+                       zip(outs["ts"], outs["prev_state"].isin(RUNNABLE_STATES))]
+                    + [(int(t), 2, k) for t, k in zip(wk["ts"], wk["kind"])])
+    rows, open_, last_in, running = [], None, None, False
+    for t, _, what in events:
+        if what == "in":
             if open_:
-                rows.append((*open_[:1], t, *open_[1:]))
+                rows.append((open_[0], t, *open_[1:]))
                 open_ = None
-            last_in = t
-        elif open_ is None:
-            ran = t - last_in if how == "preempted" and last_in is not None else np.nan
-            open_ = (t, how, ran)
+            last_in, running = t, True
+        elif what in ("out", "preempted"):
+            running = False
+            if what == "preempted" and open_ is None:
+                open_ = (t, what, t - last_in if last_in is not None else np.nan)
+        elif not running and open_ is None:
+            open_ = (t, what, np.nan)
     if open_:
         rows.append((open_[0], np.nan, *open_[1:]))
     return pd.DataFrame(rows, columns=["start", "end", "began", "ran"]).astype(

@@ -25,7 +25,7 @@ about metrics of metrics.json that each come out held, failed or inconclusive.
 setup: a snippet of guest/vm/setups/ (name without .sh, or a path) or a list of them,
 sourced in that order. warmup: a TCG guest translates kernel code the first time it
 runs, so a path's first runs in a boot take many times their later guest time (the
-push's first decisions: lab notes, "The long first decisions"); an experiment about
+push's first decisions: lab notes, "A test of the mechanism"); an experiment about
 such a cost replays the profile warmup times after the setup before the replay it
 measures. A metric's path walks metrics.json's run entry by dotted keys;
 "[]" walks every element of a list ("reaction.list[].from_crossing_ns"), giving a
@@ -72,6 +72,8 @@ GROUP_KEYS = {"kernel", "kconfig", "cmdline", "setup", "platform"}
 METRIC_KEYS = {"path", "default", "unit", "scale"}
 CLAIM_KEYS = {"text", "written", "metric", "lhs", "op", "rhs", "value", "stat", "factor",
               "offset", "profiles", "max_half_width"}
+# Warm-up replays a boot at most: each adds a replay's time to run.sh's fixed TIMEOUT.
+MAX_WARMUP = 3
 # Runs a group needs, after drops, for a claim's verdict; a file may ask for more.
 MIN_RUNS = 5
 _DATE_RE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
@@ -333,7 +335,7 @@ def load(path, small=False):
     busy = _int(path, "busy_vcpus", raw["busy_vcpus"], 1)
     reps = _int(path, "repetitions", raw.get("repetitions", 3), 1)
     min_runs = _int(path, "min_runs", raw.get("min_runs", MIN_RUNS), MIN_RUNS)
-    warmup = _int(path, "warmup", raw.get("warmup", 0), 0)
+    warmup = _int(path, "warmup", raw.get("warmup", 0), 0, MAX_WARMUP)
     defaults = {"kernel": raw.get("kernel", "patched"),
                 "platform": raw.get("platform", DEFAULT_PLATFORM)}
     _platform(path, "platform", defaults["platform"])
@@ -395,7 +397,8 @@ def load(path, small=False):
                 _fail(path, f"claims[{i}].profiles", f"'{p}' is not one of the experiment's profiles")
     return Experiment(name=name, path=os.path.abspath(path), description=raw["description"],
                       busy_vcpus=busy, repetitions=reps, profiles=profiles, groups=groups,
-                      metrics=metrics, claims=claims, small=small_spec, min_runs=min_runs, warmup=warmup,
+                      metrics=metrics, claims=claims, small=small_spec, min_runs=min_runs,
+                      warmup=warmup,
                       sha256=hashlib.sha256(data).hexdigest(),
                       variant="small" if small else "default", raw=raw)
 

@@ -30,7 +30,8 @@ def collect(exp, index, analyse=True):
         if m is None:
             notes.append(f"{r['profile']} {r['group']} #{r['rep']}: analysis failed: {err}")
             continue
-        by.setdefault(r["profile"], {}).setdefault(r["group"], []).append(m)
+        # metrics.json names the run by its folder's name; replays need their boot's too.
+        by.setdefault(r["profile"], {}).setdefault(r["group"], []).append(dict(m, run=sweep.run_id(r["run"])))
     return by, notes
 
 

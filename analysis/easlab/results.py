@@ -20,7 +20,7 @@ import time
 from contract.paths import TOP
 from easan import jsonout
 
-from . import claims
+from . import claims, sweep
 
 # EAS_RESULTS_DIR: elsewhere, for a test sweep that must not add to the repository.
 RESULTS_DIR = os.environ.get("EAS_RESULTS_DIR") or os.path.join(TOP, "experiments", "results")
@@ -39,19 +39,18 @@ def record(exp, index, by, verdicts, stamp=None):
     """The batch's dict: index is the sweep's runs.json, by {profile: {group: [run
     metrics]}} (experiment_report.collect), verdicts claims.judge()'s."""
     stamp = stamp or time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
-    # metrics.json names its run by the folder's name; the index by its path.
-    metrics_of = {os.path.basename(str(m.get("run"))): m
-                  for gs in by.values() for runs in gs.values() for m in runs}
+    # The index names a run by its path, the metrics (experiment_report.collect) by its id.
+    metrics_of = {str(m.get("run")): m for gs in by.values() for runs in gs.values() for m in runs}
     runs, kernels = [], {}
     for r in index["runs"]:
-        m = metrics_of.get(os.path.basename(r["run"])) if r["run"] else None
+        m = metrics_of.get(sweep.run_id(r["run"])) if r["run"] else None
         rec = _run_record(r["run"]) if r["run"] else {}
         if rec.get("kernel_commit"):
             kernels.setdefault(r["group"], {"kernel": rec.get("kernel"), "commit": rec.get("kernel_commit"),
                                             "series_hash": rec.get("series_hash"),
                                             "release": rec.get("kernel_release")})
         runs.append({"profile": r["profile"], "group": r["group"], "rep": r["rep"],
-                     "run": os.path.basename(r["run"]) if r["run"] else None, "status": r["status"],
+                     "run": sweep.run_id(r["run"]) if r["run"] else None, "status": r["status"],
                      "kernel_commit": rec.get("kernel_commit"),
                      "distorted": claims.distorted(m) if m else None,
                      "max_steal": (m.get("fidelity") or {}).get("max_steal") if m else None,

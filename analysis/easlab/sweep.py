@@ -4,7 +4,7 @@ array task), resumed and indexed.
 A sweep's unit is a run: one boot of guest/host/run.sh for one (experiment, profile, group,
 repetition). Its inputs are hashed (the kernel build's build/kernels/ID/info.json,
 the profile, the command line, the platform, the setup snippets, the repetition's
-number); a run whose inputs hash to a key already in the done store
+number, and the warm-up replays where there are any); a run whose inputs hash to a key already in the done store
 (build/sweeps/done/KEY.json, naming an ok run folder) is not run again, whichever
 experiment asked for it first. A run that failed leaves build/sweeps/failed/KEY.json
 (its status and log) and is tried again next time.
@@ -242,10 +242,20 @@ def _run_sh(spec, flags, build, runs_dir, log, timeout):
     return rc, run_dir
 
 
+def run_id(run_dir):
+    """A run folder's name in a batch: its own, or BOOT/replays/NAME for a replay of a
+    SETUPS boot, whose NAME the measured replays of every warm-up boot share."""
+    path = os.path.normpath(run_dir)
+    parent = os.path.dirname(path)
+    if os.path.basename(parent) == "replays":
+        return "/".join((os.path.basename(os.path.dirname(parent)), "replays", os.path.basename(path)))
+    return os.path.basename(path)
+
+
 def measured_replay(rc, run_dir, warmup):
     """(exit status, the run folder of the boot's last replay), the one measured after
     warmup replays; a boot with fewer replays fails (the boot's folder then)."""
-    replays = sorted(glob.glob(os.path.join(run_dir, "replays", "*", "")))
+    replays = sorted(glob.glob(os.path.join(glob.escape(run_dir), "replays", "*", "")))
     if len(replays) != warmup + 1:
         return rc or 1, run_dir
     return rc, replays[-1].rstrip(os.sep)
@@ -263,6 +273,8 @@ def run_one(spec, build=None, runs_dir=None):
     rc, run_dir = boot(spec, build, runs_dir, log)
     seconds = time.monotonic() - t0
     status = run_status(run_dir) if run_dir else "not-started"
+    if rc != 0 and status == "ok":  # a warm-up boot short of its replays
+        status = "incomplete"
     rec = {"key": spec["key"], "inputs": spec["inputs"], "run": run_dir, "status": status,
            "experiment": spec["experiment"], "profile": spec["profile_name"], "group": spec["group"],
            "rep": spec["rep"], "seconds": round(seconds, 1), "log": log,

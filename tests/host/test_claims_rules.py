@@ -180,7 +180,10 @@ def test_history_marks_a_claim_changed_after_data(tmp_path):
 
 # ------------------------------------------------------------- results files
 
-def test_a_batch_writes_its_results_file(tmp_path, fake_build):
+@pytest.mark.parametrize("replays", [False, True])
+def test_a_batch_writes_its_results_file(tmp_path, fake_build, replays):
+    """replays: each run is the last replay of its boot, as with warmup, and every
+    boot names it alike (02-push-on): each run keeps its own values."""
     from easlab import experiment_report, sweep  # pylint: disable=import-outside-toplevel
     exp = ex.load(write(tmp_path, with_(repetitions=5)))
     specs = sweep.with_keys(sweep.plan(exp, None, fake_build), fake_build)
@@ -188,13 +191,15 @@ def test_a_batch_writes_its_results_file(tmp_path, fake_build):
     os.makedirs(done_dir)
     for i, s in enumerate(specs):
         d = tmp_path / "runs" / s["key"]
+        if replays:
+            d = d / "replays" / "02-push-on"
         (d / "analysis" / "report").mkdir(parents=True)
         (d / "trace.dat").write_text("")
         (d / "run.json").write_text(json.dumps({"status": "ok", "kernel": s["kernel"],
                                                 "kernel_commit": f"c0ffee{s['kernel']}",
                                                 "series_hash": "5e71e5"}))
         # As analysis/report writes it: the run folder's name, not its path.
-        m = {"run": s["key"], "migrations": {"same": {"a": 100, "b": 10}[s["group"]] + i},
+        m = {"run": d.name, "migrations": {"same": {"a": 100, "b": 10}[s["group"]] + i},
              "fidelity": {}}
         (d / "analysis" / "report" / "metrics.json").write_text(json.dumps({"runs": [m]}))
         with open(os.path.join(done_dir, s["key"] + ".json"), "w", encoding="utf-8") as f:
@@ -210,6 +215,10 @@ def test_a_batch_writes_its_results_file(tmp_path, fake_build):
     assert batch["kernels"]["b"]["commit"] == "c0ffeepatched"
     assert len(batch["runs"]) == 10 and batch["runs"][0]["values"] == {"moves": 100.0,
                                                                        "reaction": None}
+    assert [r["values"]["moves"] for r in batch["runs"]] == [
+        {"a": 100, "b": 10}[s["group"]] + i for i, s in enumerate(specs)]
+    assert [r["run"] for r in batch["runs"]] == [
+        f"{s['key']}/replays/02-push-on" if replays else s["key"] for s in specs]
     assert batch["claims"][0]["rule_hash"] == exp.claims[0].rule_hash(exp.metrics["moves"])
     (v,) = batch["verdicts"]
     assert v["verdict"] == v["all_runs"] == v["fidelity_passing"] == claims.HELD

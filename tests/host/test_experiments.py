@@ -97,6 +97,7 @@ def test_good_file_loads(tmp_path):
     ({"claims__0__profiles": ["many-small"]}, "claims[0].profiles", "not one of the experiment's"),
     ({"platform": "p:1:1024"}, "groups.a.platform", None),   # smoke calibrates on CPU0: fine
     ({"warmup": -1}, "warmup", "whole number"),
+    ({"warmup": 4}, "warmup", "whole number 0..3"),
     ({"warmup": 1}, "groups.a.setup", "warmup replays need a setup"),   # a has none
 ])
 def test_bad_file_is_one_error_naming_file_and_key(tmp_path, changes, key, needle):

@@ -101,7 +101,9 @@ def test_waits_begin_at_a_wakeup_or_a_preemption_and_end_at_a_switch_in():
     share. c: woken at 10 ms, woken again at 10.5 while it waits (no new wait), in at
     11; runs 1 ms and is preempted at 12, in at 13 (ran 1 ms); sleeps at 14; woken new
     at 20, in at 20.5, preempted at 21 (ran 0.5 ms) and never back in the trace. d
-    leaves CPU 1 runnable at 5 ms with no switch-in before it (ran unknown), in at 6."""
+    leaves CPU 1 runnable at 5 ms with no switch-in before it (ran unknown), in at 6;
+    in again at 30, woken at 30.5 while it runs (a try_to_wake_up() before it got to
+    schedule(): no wait), preempted at 31 (ran 1 ms), in at 32."""
     t = Trace()
     t.wakeup(10, C, 0)
     t.wakeup(10.5, C, 0)
@@ -111,6 +113,11 @@ def test_waits_begin_at_a_wakeup_or_a_preemption_and_end_at_a_switch_in():
     t.run(0, C, 20.5, 21, sleeping=False)
     t.switch(1, 5, D, 0, sleeping=False)
     t.switch(1, 6, 0, D)
+    t.switch(1, 7, D, 0)
+    t.switch(1, 30, 0, D)
+    t.wakeup(30.5, D, 1)
+    t.switch(1, 31, D, 0, sleeping=False)
+    t.switch(1, 32, 0, D)
     tables = {k: pd.DataFrame(t.rows[k]) for k in ("wakeup", "switch")}
     w = schedule.waits(tables, C)
     assert list(w["began"]) == ["wakeup", "preempted", "new", "preempted"]
@@ -119,5 +126,6 @@ def test_waits_begin_at_a_wakeup_or_a_preemption_and_end_at_a_switch_in():
     assert np.isnan(w["ran"][0]) and np.isnan(w["ran"][2])
     assert (w["ran"][1], w["ran"][3]) == (1 * MS, 0.5 * MS)
     w = schedule.waits(tables, D)
-    assert (list(w["start"]), list(w["end"]), list(w["began"])) == ([5 * MS], [6 * MS], ["preempted"])
-    assert np.isnan(w["ran"][0])
+    assert (list(w["start"]), list(w["end"]), list(w["began"])) == (
+        [5 * MS, 31 * MS], [6 * MS, 32 * MS], ["preempted", "preempted"])
+    assert np.isnan(w["ran"][0]) and w["ran"][1] == 1 * MS
