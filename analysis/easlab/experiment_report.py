@@ -31,7 +31,8 @@ def collect(exp, index, analyse=True):
             notes.append(f"{r['profile']} {r['group']} #{r['rep']}: analysis failed: {err}")
             continue
         # metrics.json names the run by its folder's name; replays need their boot's too.
-        by.setdefault(r["profile"], {}).setdefault(r["group"], []).append(dict(m, run=sweep.run_id(r["run"])))
+        m = dict(m, run=sweep.run_id(r["run"]))
+        by.setdefault(r["profile"], {}).setdefault(r["group"], []).append(m)
     return by, notes
 
 

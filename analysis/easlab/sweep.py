@@ -4,9 +4,9 @@ array task), resumed and indexed.
 A sweep's unit is a run: one boot of guest/host/run.sh for one (experiment, profile, group,
 repetition). Its inputs are hashed (the kernel build's build/kernels/ID/info.json,
 the profile, the command line, the platform, the setup snippets, the repetition's
-number, and the warm-up replays where there are any); a run whose inputs hash to a key already in the done store
-(build/sweeps/done/KEY.json, naming an ok run folder) is not run again, whichever
-experiment asked for it first. A run that failed leaves build/sweeps/failed/KEY.json
+number, and the warm-up replays where there are any); a run whose inputs hash to a key
+already in the done store (build/sweeps/done/KEY.json, naming an ok run folder) is not
+run again, whichever experiment asked for it first. A run that failed leaves build/sweeps/failed/KEY.json
 (its status and log) and is tried again next time.
 
 guest/host/run.sh names its run folder in the file RUN_DIR_FILE names, as soon as it
@@ -273,7 +273,7 @@ def run_one(spec, build=None, runs_dir=None):
     rc, run_dir = boot(spec, build, runs_dir, log)
     seconds = time.monotonic() - t0
     status = run_status(run_dir) if run_dir else "not-started"
-    if rc != 0 and status == "ok":  # a warm-up boot short of its replays
+    if rc != 0 and status == "ok":  # the boot said ok, the caller did not (too few replays)
         status = "incomplete"
     rec = {"key": spec["key"], "inputs": spec["inputs"], "run": run_dir, "status": status,
            "experiment": spec["experiment"], "profile": spec["profile_name"], "group": spec["group"],
