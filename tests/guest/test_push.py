@@ -77,23 +77,29 @@ def setups(*names):
     return " ".join(os.path.join(SETUPS, f"{n}.sh") for n in names)
 
 
+def replay_folders(folder):
+    """The run folders of a SETUPS boot's replays, in the order they ran."""
+    return [d.rstrip("/") for d in sorted(glob.glob(os.path.join(folder, "replays", "*", "")))]
+
+
 def replays(folder):
-    """{setup name: run folder} of a SETUPS boot."""
+    """{setup name: run folder} of a SETUPS boot whose setups differ."""
     out = {}
-    for d in sorted(glob.glob(os.path.join(folder, "replays", "*", ""))):
+    for d in replay_folders(folder):
         with open(os.path.join(d, "guest", "setup-name"), encoding="utf-8") as f:
-            out[f.read().strip()] = d.rstrip("/")
+            out[f.read().strip()] = d
     return out
 
 
-def boot(tmp_path_factory, profile, kernel, *names, **env):
-    """A boot replaying PROFILE after each setup of names ({setup: run folder}), or once
-    without them (the run folder); env: guest_run's variables (PLATFORM, CPUS...)."""
+def boot(tmp_path_factory, profile, kernel, *names, whole=False, **env):
+    """A boot replaying PROFILE after each setup of names ({setup: run folder}; the boot's
+    folder if whole), or once without them (the run folder); env: guest_run's variables
+    (PLATFORM, CPUS...)."""
     runs = tmp_path_factory.mktemp(f"{profile}-{kernel}")
     if names:
         env["SETUPS"] = setups(*names)
     folder = guest_run(os.path.join(PROFILES, f"{profile}.json"), kernel, runs=runs, **env)
-    return replays(folder) if names else folder
+    return replays(folder) if names and not whole else folder
 
 
 metrics = report_metrics

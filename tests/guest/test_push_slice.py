@@ -2,9 +2,9 @@
 of the trace, never host wall-clock limits.
 
 pair-light-slice, six small periodic tasks on two E-cores and a P-core, two of them
-("short") on a 0.3 ms custom slice, is replayed twice on one boot of the patched
-kernel (the push's feats on, as by default): FAIR_PUSH_SLICE on
-(guest/vm/setups/push-slice-on.sh), then off (push-slice-off.sh). A probe of earlier
+("short") on a 0.3 ms custom slice, is replayed on one boot of the patched kernel
+(the push's feats on, as by default): ON_REPLAYS times with FAIR_PUSH_SLICE on
+(guest/vm/setups/push-slice-on.sh), then once off (push-slice-off.sh). A probe of earlier
 runs of this profile (easan/slice_waits.py) found, per run, 13 to 84 waits of the
 short tasks past their slice, while the root domain was not overutilized, that
 began with a wakeup, nearly all with a CPU idle when the wait passed the slice.
@@ -15,8 +15,9 @@ its slice (from its wakeup, or its switch-out still runnable, to the decision, w
 no switch-in between). The kernel stamps the wait when the task is queued, a little
 before the wakeup event the trace shows, and reports the decision after its search,
 so the trace's wait can only fall short of the kernel's by the time from the enqueue
-to the wakeup event: WAIT_SLACK_NS allows for that. At least one decision moves the
-task, and each move is followed by its migration, reason fair_push_slice. A try that
+to the wakeup event: WAIT_SLACK_NS allows for that. At least one decision of the
+on replays moves its task, and each move is followed by its migration, reason
+fair_push_slice. A try that
 found no better CPU holds the task's next for FAIR_PUSH_RETRY_MS (32 ms, 8 jiffies at
 the guest's HZ=250): the next decision about the same task comes at least 7 jiffies
 later (FAILED_GAP_NS), as the hold is counted in whole jiffies. Off, the trigger
@@ -29,9 +30,16 @@ import pytest
 
 from easan.schedule import waits
 from easlab import push_props as pp
-from test_push import boot
+from test_push import boot, replay_folders
 
 SLICE_NS = 300_000          # the profile's slice_us
+# How often the short tasks wait past their slice where a push could help depends on
+# where the six tasks settle, which differs by run: in push-slice's batch of
+# 2026-12-07T17:06 (kernel e91b5a7fbd53) the on group's runs had 4 to 130 such waits
+# and made 1 to 18 slice moves, three of ten exactly one; a make check of stop 33
+# replayed it once and made one decision, which found no better CPU. So the
+# trigger's moves are counted over three replays, not one.
+ON_REPLAYS = 3
 # The enqueue (the kernel's stamp) comes before the wakeup event of the same
 # try_to_wake_up(); a tenth of a millisecond is far more than that path takes.
 WAIT_SLACK_NS = 100_000
@@ -40,8 +48,13 @@ FAILED_GAP_NS = 7 * 4_000_000
 
 @pytest.fixture(scope="module")
 def push_slice_boot(tmp_path_factory):
-    return boot(tmp_path_factory, "pair-light-slice", "patched", "push-slice-on",
-                "push-slice-off", PLATFORM="e:2:600,p:1:1024", CPUS="3")
+    """{"on": [the on replays' folders], "off": the off replay's folder}."""
+    folder = boot(tmp_path_factory, "pair-light-slice", "patched",
+                  *["push-slice-on"] * ON_REPLAYS, "push-slice-off",
+                  PLATFORM="e:2:600,p:1:1024", CPUS="3", whole=True)
+    done = replay_folders(folder)
+    assert len(done) == ON_REPLAYS + 1, done
+    return {"on": done[:ON_REPLAYS], "off": done[-1]}
 
 
 def wait_start(t, pid, ts):
@@ -51,12 +64,14 @@ def wait_start(t, pid, ts):
     return int(w["start"].iloc[-1]) if len(w) else None
 
 
-def test_slice_trigger_pushes_short_tasks_that_waited_their_slice(push_slice_boot):
-    t = pp.tables(push_slice_boot["push-slice-on"])
+def check_slice_decisions(folder):
+    """Assert what holds for every slice decision of one on replay; its moves."""
+    t = pp.tables(folder)
     p = t["push"]
     p = p[p["trigger"] == "slice"]
-    assert len(p) >= 1, "FAIR_PUSH_SLICE decided nothing"
-    print(f"{len(p)} slice decisions: {p['outcome'].value_counts().to_dict()}")
+    print(f"{folder}: {len(p)} slice decisions: {p['outcome'].value_counts().to_dict()}")
+    if not len(p):
+        return p
     assert (p["why"] == "slice_late").all(), p["why"].value_counts().to_dict()
     short = set(pp.threads(t, "short"))
     assert set(p["pid"]) <= short, set(p["pid"]) - short
@@ -64,20 +79,25 @@ def test_slice_trigger_pushes_short_tasks_that_waited_their_slice(push_slice_boo
     print(f"waited before the decision (trace): min {waited.min()} ns, "
           f"median {np.median(waited):.0f} ns")
     assert (waited >= SLICE_NS - WAIT_SLACK_NS).all(), p[waited < SLICE_NS - WAIT_SLACK_NS]
-    pushed = p[p["outcome"] == "pushed"]
-    assert len(pushed) >= 1, "no slice decision moved its task"
     for pid, mine in p.sort_values("ts").groupby("pid"):
         ts, outcome = mine["ts"].to_numpy(), mine["outcome"].to_numpy()
         for i in range(len(ts) - 1):
             if outcome[i] in ("no_better_cpu", "not_allowed"):
                 assert ts[i + 1] - ts[i] >= FAILED_GAP_NS, (pid, ts[i], ts[i + 1])
+    pushed = p[p["outcome"] == "pushed"]
     mig = t["migrate"]
     mig = mig[mig["reason"] == "fair_push_slice"]
     for r in pushed.itertuples():
         after = mig[(mig["pid"] == r.pid) & (mig["ts"] >= r.ts)]
         assert len(after) and int(after["dest_cpu"].iloc[0]) == r.dst_cpu, r
+    return pushed
+
+
+def test_slice_trigger_pushes_short_tasks_that_waited_their_slice(push_slice_boot):
+    moves = [len(check_slice_decisions(f)) for f in push_slice_boot["on"]]
+    assert sum(moves) >= 1, f"no slice decision moved its task in {ON_REPLAYS} replays"
 
 
 def test_slice_trigger_decides_nothing_when_off(push_slice_boot):
-    p = pp.tables(push_slice_boot["push-slice-off"])["push"]
+    p = pp.tables(push_slice_boot["off"])["push"]
     assert not (p["trigger"] == "slice").any(), p[p["trigger"] == "slice"].head()

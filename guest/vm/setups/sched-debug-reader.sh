@@ -1,0 +1,12 @@
+#!/bin/sh
+# SETUP snippet, a lab aid (not used by make check): read the scheduler's debug file
+# in a loop, in the background, for as long as the guest runs, so that its reads
+# overlap the replay's wakeups on every CPU. Written to reproduce the 6.12 base's
+# unlocked avg_vruntime() in print_cfs_rq() (fixed by
+# patches/upstream/0001-sched-debug-Read-avg_vruntime-under-the-runqueue-loc.patch):
+#   SETUP=guest/vm/setups/sched-debug-reader.sh guest/host/run.sh \
+#       rt-app-profiles/many-small.json patched
+# on a kernel without the fix, the guest can oops in pick_task_fair().
+debug_file=/proc/sched_debug
+[ -r "$debug_file" ] || debug_file=/sys/kernel/debug/sched/debug
+( while :; do cat "$debug_file" > /dev/null 2>&1; done ) &
