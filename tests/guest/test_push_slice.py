@@ -12,10 +12,18 @@ began with a wakeup, nearly all with a CPU idle when the wait passed the slice.
 On, the trigger decides: each eas_push decision with the trigger "slice" is about a
 short task, with the reason "slice_late", after the task waited on its CPU at least
 its slice (from its wakeup, or its switch-out still runnable, to the decision, with
-no switch-in between). The kernel stamps the wait when the task is queued, a little
-before the wakeup event the trace shows, and reports the decision after its search,
-so the trace's wait can only fall short of the kernel's by the time from the enqueue
-to the wakeup event: WAIT_SLACK_NS allows for that. At least one decision of the
+no switch-in between). The kernel stamps the wait (sched_info's last_queued) with the
+runqueue clock when the task is queued, a little before the wakeup event the trace
+shows, and reports the decision after its search, so the trace's wait can fall short
+of the kernel's by the time from the enqueue to the wakeup event: WAIT_SLACK_NS allows
+for that. A preempted task is stamped with the clock at its switch-out, but a wakeup
+or move that preempts asks __schedule() not to update that clock
+(wakeup_preempt() -> rq_clock_skip_update()), so the stamp can date from the
+preempting try_to_wake_up(): stamp_floor() counts such a wait from the sched_waking
+of the last wakeup onto the CPU before the switch-out (or the last migration onto
+it), the earliest the clock can then carry. (A make check run on 2026-12-07 had a
+decision 186 us after the switch-out in the trace, 655 us after the sched_waking of
+the rcu_preempt wakeup that preempted the task.) At least one decision of the
 on replays moves its task, and each move is followed by its migration, reason
 fair_push_slice. A try that
 found no better CPU holds the task's next for FAIR_PUSH_RETRY_MS (32 ms, 8 jiffies at
@@ -57,11 +65,31 @@ def push_slice_boot(tmp_path_factory):
     return {"on": done[:ON_REPLAYS], "off": done[-1]}
 
 
-def wait_start(t, pid, ts):
-    """When pid began the wait it was in at ts, None if it was not waiting then."""
+def stamp_floor(t, pid, ts):
+    """The earliest time the kernel's stamp of the wait pid was in at ts can carry (see
+    the module's docstring); None if pid was not waiting then."""
     w = waits(t, pid)
     w = w[(w["start"] <= ts) & ~(w["end"] <= ts)]
-    return int(w["start"].iloc[-1]) if len(w) else None
+    if not len(w):
+        return None
+    r = w.iloc[-1]
+    start = int(r["start"])
+    if r["began"] != "preempted" or np.isnan(r["ran"]):
+        return start
+    sw = t["switch"]
+    cpu = int(sw[(sw["ts"] == start) & (sw["prev_pid"] == pid)]["cpu"].iloc[0])
+    since = start - r["ran"]
+    wk, mig = t["wakeup"], t["migrate"]
+    onto = wk[wk["kind"].isin(["wakeup", "new"]) & (wk["target_cpu"] == cpu)
+              & (wk["ts"] >= since) & (wk["ts"] <= start)]
+    floors = [int(x) for x in mig[(mig["dest_cpu"] == cpu) & (mig["ts"] >= since)
+                                  & (mig["ts"] <= start)]["ts"]]
+    if len(onto):
+        last = onto.iloc[-1]
+        waking = wk[(wk["pid"] == last["pid"]) & (wk["kind"] == "waking")
+                    & (wk["ts"] <= last["ts"])]
+        floors.append(int(waking["ts"].iloc[-1]) if len(waking) else int(last["ts"]))
+    return min(start, max(floors)) if floors else start
 
 
 def check_slice_decisions(folder):
@@ -75,7 +103,7 @@ def check_slice_decisions(folder):
     assert (p["why"] == "slice_late").all(), p["why"].value_counts().to_dict()
     short = set(pp.threads(t, "short"))
     assert set(p["pid"]) <= short, set(p["pid"]) - short
-    waited = np.array([r.ts - (wait_start(t, r.pid, r.ts) or r.ts) for r in p.itertuples()])
+    waited = np.array([r.ts - (stamp_floor(t, r.pid, r.ts) or r.ts) for r in p.itertuples()])
     print(f"waited before the decision (trace): min {waited.min()} ns, "
           f"median {np.median(waited):.0f} ns")
     assert (waited >= SLICE_NS - WAIT_SLACK_NS).all(), p[waited < SLICE_NS - WAIT_SLACK_NS]
