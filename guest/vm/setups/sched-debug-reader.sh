@@ -5,8 +5,8 @@
 # unlocked avg_vruntime() in print_cfs_rq() (fixed by
 # patches/upstream/0001-sched-debug-Read-avg_vruntime-under-the-runqueue-loc.patch):
 #   SETUP=guest/vm/setups/sched-debug-reader.sh guest/host/run.sh \
-#       rt-app-profiles/many-small.json patched
-# on a kernel without the fix, the guest can oops in pick_task_fair().
-debug_file=/proc/sched_debug
-[ -r "$debug_file" ] || debug_file=/sys/kernel/debug/sched/debug
+#       rt-app-profiles/many-small.json base
+# on a kernel without the fix (build/kernels/base/bzImage built from a series whose
+# upstream/ line was commented out), the guest can oops in pick_task_fair().
+debug_file=/sys/kernel/debug/sched/debug
 ( while :; do cat "$debug_file" > /dev/null 2>&1; done ) &
