@@ -16,6 +16,13 @@ trap 'rm -rf "$tmp"' EXIT
 n_up=$(series_patches patched | awk '/^upstream\// { if (ours) bad = 1; n++; next } { ours = 1 } END { print bad ? -1 : n + 0 }')
 [ "$n_up" -ge 0 ] || die "patches/series lists an upstream/ fix after the project's patches"
 from=$(git -C "$SRC" rev-list --reverse pristine..HEAD | awk -v n="$n_up" 'NR == n { print; exit }')
+if [ "$n_up" -gt 0 ]; then
+	# The last upstream fix must be that commit, or an edit of a fix would be dropped.
+	last=$(series_patches patched | grep '^upstream/' | tail -n 1)
+	want=$(git mailinfo /dev/null /dev/null <"$TOP/patches/$last" | sed -n 's/^Subject: //p')
+	[ "$(git -C "$SRC" log -1 --format=%s "$from")" = "$want" ] ||
+		die "the worktree's commit $n_up after pristine is not $last (edit upstream fixes in patches/upstream/)"
+fi
 git -C "$SRC" format-patch -q --notes -o "$tmp" "${from:-pristine}..HEAD"
 new=$(cd "$tmp" && ls)
 listed=$(series_patches patched | grep -v '^upstream/' | sort)
